@@ -1,0 +1,4 @@
+"""framework: Fastify's plugin model for Python WSGI."""
+from .undefined import UNDEFINED
+
+__all__ = ["UNDEFINED"]

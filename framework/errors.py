@@ -1,0 +1,163 @@
+"""Every error the framework raises, with Fastify's ``FST_ERR_*`` codes and Node's status texts.
+
+An error reply is JSON with keys in the order ``statusCode, code, error, message``;
+``error`` is the status text as Node's ``http.STATUS_CODES`` words it (413 is
+"Payload Too Large", not Python's "Request Entity Too Large").
+"""
+from __future__ import annotations
+
+from typing import Any
+
+#: Node's ``http.STATUS_CODES``: the ``error`` words of every error payload.
+STATUS_CODES: dict[int, str] = {
+    100: "Continue", 101: "Switching Protocols", 102: "Processing", 103: "Early Hints",
+    200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information",
+    204: "No Content", 205: "Reset Content", 206: "Partial Content", 207: "Multi-Status",
+    208: "Already Reported", 226: "IM Used",
+    300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+    304: "Not Modified", 305: "Use Proxy", 307: "Temporary Redirect", 308: "Permanent Redirect",
+    400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden",
+    404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable",
+    407: "Proxy Authentication Required", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
+    411: "Length Required", 412: "Precondition Failed", 413: "Payload Too Large",
+    414: "URI Too Long", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
+    417: "Expectation Failed", 418: "I'm a Teapot", 421: "Misdirected Request",
+    422: "Unprocessable Entity", 423: "Locked", 424: "Failed Dependency", 425: "Too Early",
+    426: "Upgrade Required", 428: "Precondition Required", 429: "Too Many Requests",
+    431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons",
+    500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway",
+    503: "Service Unavailable", 504: "Gateway Timeout", 505: "HTTP Version Not Supported",
+    506: "Variant Also Negotiates", 507: "Insufficient Storage", 508: "Loop Detected",
+    509: "Bandwidth Limit Exceeded", 510: "Not Extended", 511: "Network Authentication Required",
+}
+
+
+def status_line(status: int) -> str:
+    """The WSGI status line for ``status`` (``"413 Payload Too Large"``)."""
+    return f"{status} {STATUS_CODES.get(status, 'Unknown')}"
+
+
+class FrameworkError(Exception):
+    """Base of the framework's errors: a message, an optional ``FST_ERR_*`` code and a status.
+
+    Any exception with a ``status_code`` attribute between 400 and 599 is answered with
+    that status; the others are 500s. ``headers`` are copied onto the error reply.
+    """
+
+    code: str | None = None
+    status_code: int = 500
+    message_template: str = "%s"
+
+    def __init__(self, *args: Any, status_code: int | None = None, code: str | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        if args and "%s" in self.message_template:
+            message = self.message_template % args if self.message_template.count("%s") == len(args) \
+                else " ".join(str(a) for a in args)
+        elif args:
+            message = str(args[0])
+        else:
+            message = self.message_template
+        super().__init__(message)
+        self.message = message
+        if status_code is not None:
+            self.status_code = status_code
+        if code is not None:
+            self.code = code
+        if headers is not None:
+            self.headers = headers
+
+
+def create_error(code: str, message: str, status_code: int = 500,
+                 base: type[FrameworkError] = FrameworkError) -> type[FrameworkError]:
+    """Make an error class in the manner of ``@fastify/error``: ``create_error(code, "x %s", 400)``."""
+    return type(code, (base,), {"code": code, "message_template": message,
+                                "status_code": status_code, "__module__": __name__})
+
+
+class SchemaValidationFailure(Exception):
+    """Raised by a compiled validator: ``errors`` holds Ajv-shaped error records.
+
+    A record is a dict ``{keyword, instance_path, schema_path, params, message}``
+    (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in the seed's
+    wording, ``should be integer``). The pipeline turns this into a ``ValidationError``.
+    """
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__(errors[0]["message"] if errors else "validation failed")
+        self.errors = errors
+
+
+class ValidationError(FrameworkError):
+    """A route input failed its schema: answered 400 unless an error handler decides otherwise."""
+
+    code = "FST_ERR_VALIDATION"
+    status_code = 400
+
+    def __init__(self, message: str, validation: list[dict[str, Any]] | None = None,
+                 validation_context: str | None = None) -> None:
+        super().__init__(message)
+        self.validation = validation if validation is not None else []
+        self.validation_context = validation_context
+
+
+# Request-time errors.
+NotFoundError = create_error("FST_ERR_NOT_FOUND", "Not Found", 404)
+BodyTooLargeError = create_error("FST_ERR_CTP_BODY_TOO_LARGE", "Request body is too large", 413)
+InvalidMediaTypeError = create_error("FST_ERR_CTP_INVALID_MEDIA_TYPE", "Unsupported Media Type: %s", 415)
+InvalidContentLengthError = create_error(
+    "FST_ERR_CTP_INVALID_CONTENT_LENGTH", "Request body size did not match Content-Length", 400)
+EmptyJsonBodyError = create_error(
+    "FST_ERR_CTP_EMPTY_JSON_BODY", "Body cannot be empty when content-type is set to 'application/json'", 400)
+BadUrlError = create_error("FST_ERR_BAD_URL", "'%s' is not a valid url component", 400)
+InvalidPayloadTypeError = create_error(
+    "FST_ERR_REP_INVALID_PAYLOAD_TYPE",
+    "Attempted to send payload of invalid type '%s'. Expected a string or bytes.", 500)
+BadStatusCodeError = create_error("FST_ERR_BAD_STATUS_CODE", "Called reply with an invalid status code: %s")
+InvalidHeaderError = create_error("FST_ERR_REP_INVALID_HEADER", "Invalid header value for '%s': CR and LF are not allowed")
+FailedErrorSerializationError = create_error(
+    "FST_ERR_FAILED_ERROR_SERIALIZATION", "Failed to serialize an error. Error: %s. Original error: %s")
+
+
+class JsonBodyError(FrameworkError):
+    """Malformed JSON body: 400 with no code, as Fastify 4 answers."""
+
+    status_code = 400
+
+
+# Start-up errors (raised at declaration or by ready()).
+SchemaMissingIdError = create_error("FST_ERR_SCH_MISSING_ID", "Missing schema $id property")
+SchemaAlreadyPresentError = create_error("FST_ERR_SCH_ALREADY_PRESENT", "Schema with id '%s' already declared!")
+SchemaDuplicateError = create_error("FST_ERR_SCH_DUPLICATE", "Schema with '%s' already present!")
+SchemaValidationBuildError = create_error(
+    "FST_ERR_SCH_VALIDATION_BUILD", "Failed building the validation schema for %s: %s, due to error %s")
+SchemaSerializationBuildError = create_error(
+    "FST_ERR_SCH_SERIALIZATION_BUILD", "Failed building the serialization schema for %s: %s, due to error %s")
+ResponseSchemaKeyError = create_error(
+    "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX", "Response schema key '%s' is not a status code, a class like '2xx' or 'default'")
+DecoratorAlreadyPresentError = create_error("FST_ERR_DEC_ALREADY_PRESENT", "The decorator '%s' has already been added!")
+DecoratorAfterStartError = create_error("FST_ERR_DEC_AFTER_START", "The decorator '%s' has been added after start!")
+DecoratorReferenceTypeError = create_error(
+    "FST_ERR_DEC_REFERENCE_TYPE",
+    "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a hook, or a property")
+HookInvalidTypeError = create_error("FST_ERR_HOOK_INVALID_TYPE", "The hook name must be a string")
+HookInvalidHandlerError = create_error("FST_ERR_HOOK_INVALID_HANDLER", "%s hook should be a function, instead got %s")
+HookNotSupportedError = create_error("FST_ERR_HOOK_NOT_SUPPORTED", "%s hook not supported!")
+RouteMissingHandlerError = create_error("FST_ERR_ROUTE_MISSING_HANDLER", "Missing handler function for \"%s:%s\" route.")
+RouteDuplicatedHandlerError = create_error(
+    "FST_ERR_ROUTE_DUPLICATED_HANDLER", "Duplicate handler for \"%s:%s\" route is not allowed!")
+RouteMethodNotSupportedError = create_error("FST_ERR_ROUTE_METHOD_NOT_SUPPORTED", "%s method is not supported.")
+RouteBodyValidationNotSupportedError = create_error(
+    "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED", "Body validation schema for %s:%s route is not supported!")
+RouteBodyLimitError = create_error(
+    "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT", "'body_limit' option must be a positive integer. Got '%s'")
+DuplicatedRouteError = create_error("FST_ERR_DUPLICATED_ROUTE", "Method '%s' already declared for route '%s'")
+InstanceAlreadyStartedError = create_error("FST_ERR_INSTANCE_ALREADY_LISTENING", "Fastify instance is already started. %s")
+ContentTypeParserAlreadyPresentError = create_error(
+    "FST_ERR_CTP_ALREADY_PRESENT", "Content type parser '%s' already present.")
+ContentTypeParserInvalidError = create_error(
+    "FST_ERR_CTP_INVALID_TYPE", "The content type should be a string, a list of strings or a compiled regex")
+PluginNotPresentError = create_error(
+    "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE", "The decorator '%s' required by '%s' is not present in %s")
+PluginDependencyError = create_error(
+    "FST_ERR_PLUGIN_DEPENDENCY", "The dependency '%s' of plugin '%s' is not registered")
+PluginError = create_error("FST_ERR_PLUGIN", "Plugin '%s' failed: %s")
