@@ -1,0 +1,344 @@
+"""``$merge`` and ``$patch``: build a schema from another one (the ajv-merge-patch keywords).
+
+A validator plugin. Pass it in the factory's ``validator["plugins"]``; it rewrites every
+schema before it is compiled (``engine.add_transform``)::
+
+    from framework import Framework
+    from plugins.merge_patch import merge_patch
+
+    app = Framework(validator={"plugins": [merge_patch]})
+    app.add_schema({"$id": "item", "type": "object", "required": ["name"],
+                    "properties": {"name": {"type": "string"}},
+                    "additionalProperties": False})
+
+    @app.post("/items", schema={"body": {"$merge": {
+        "source": {"$ref": "item#"},
+        "with": {"properties": {"price": {"type": "number"}}, "required": ["name", "price"]},
+    }}})
+    def create(request, reply):
+        return request.body       # {"name": ..., "price": ...}: both declared, both required
+
+    @app.patch("/items/:id", schema={"body": {"$patch": {
+        "source": {"$ref": "item#"},
+        "with": [{"op": "remove", "path": "/required"}],
+    }}})
+    def update(request, reply):
+        return request.body       # "name" is optional here
+
+Forms (anywhere in a schema: a route's input schemas, nested properties, items,
+``definitions``, and the shared schemas they reach):
+
+- ``{"$merge": {"source": S, "with": W}}``: the JSON merge patch (RFC 7396) of ``S`` with
+  ``W``; ``W`` may be a list of merge patches applied in order. A ``null`` in ``W``
+  removes that key; objects merge recursively; anything else (lists included) replaces.
+- ``{"$patch": {"source": S, "with": OPS}}``: the JSON patch (RFC 6902) ``OPS`` applied to
+  ``S``: ``add``, ``remove``, ``replace``, ``move``, ``copy``, ``test``. A failing ``test``
+  or a path that does not exist fails ``ready()``.
+
+``S`` is a schema written inline or ``{"$ref": ...}`` to a shared schema or a local
+definition (the seed's ``$ref`` forms, resolved by :func:`framework.schemas.resolve_ref`);
+``W`` may be a ``$ref`` too. Sources and patches are deep-copied: the shared schema stays
+as it was. A source taken from a shared schema loses its top-level ``$id`` (the result is
+a new schema, not that one) and its local references (``#/definitions/x``) are rewritten
+to point into the shared schema (``item#/definitions/x``), so they keep their meaning.
+The result may itself hold ``$merge``/``$patch``: they are expanded too. Keywords written
+next to ``$merge``/``$patch`` apply as well (the result and they are combined with
+``allOf``; annotations such as ``description`` are copied onto the result).
+
+:func:`merge`, :func:`apply_patch` and :func:`expand` are the pure functions underneath.
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from framework.schemas import resolve_ref
+
+__all__ = ["merge_patch", "merge", "apply_patch", "expand", "JsonPatchError", "MergePatchError"]
+
+_ANNOTATIONS = ("$comment", "title", "description", "examples", "default", "readOnly", "writeOnly")
+_MAX_DEPTH = 64
+#: Keywords whose values are data, never schemas.
+_DATA = ("enum", "const", "default", "examples")
+#: Keywords whose values map names to subschemas.
+_NAME_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+
+
+class MergePatchError(ValueError):
+    """A ``$merge``/``$patch`` that cannot be expanded (bad shape, unresolvable source)."""
+
+
+class JsonPatchError(MergePatchError):
+    """A JSON patch operation that cannot be applied (RFC 6902 section 5: the whole patch fails)."""
+
+
+# --------------------------------------------------------------------------- RFC 7396
+
+def merge(target: Any, patch: Any) -> Any:
+    """RFC 7396 JSON merge patch: a new value, ``target`` and ``patch`` untouched.
+
+    >>> merge({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": None, "e": 4}, "f": [5]})
+    {'a': 1, 'b': {'d': 3, 'e': 4}, 'f': [5]}
+    """
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge(result.get(key), value)
+    return result
+
+
+# --------------------------------------------------------------------------- RFC 6902
+
+def _tokens(pointer: Any) -> list[str]:
+    if not isinstance(pointer, str):
+        raise JsonPatchError(f"a JSON pointer must be a string, not {pointer!r}")
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise JsonPatchError(f"invalid JSON pointer {pointer!r}: it must be empty or start with '/'")
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+def _index(container: list, token: str, pointer: str, *, allow_end: bool) -> int:
+    if token == "-" and allow_end:
+        return len(container)
+    if not token.isdigit() or (len(token) > 1 and token.startswith("0")):
+        raise JsonPatchError(f"path {pointer!r}: {token!r} is not an array index")
+    index = int(token)
+    if index > len(container) or (index == len(container) and not allow_end):
+        raise JsonPatchError(f"path {pointer!r}: index {index} is out of range")
+    return index
+
+
+def _parent(document: Any, pointer: str) -> tuple[Any, str]:
+    tokens = _tokens(pointer)
+    node = document
+    for token in tokens[:-1]:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list):
+            node = node[_index(node, token, pointer, allow_end=False)]
+        else:
+            raise JsonPatchError(f"path {pointer!r} does not exist")
+    return node, tokens[-1]
+
+
+def _get(document: Any, pointer: str) -> Any:
+    node = document
+    for token in _tokens(pointer):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list):
+            node = node[_index(node, token, pointer, allow_end=False)]
+        else:
+            raise JsonPatchError(f"path {pointer!r} does not exist")
+    return node
+
+
+def _add(document: Any, pointer: str, value: Any) -> Any:
+    if pointer == "":
+        return value
+    parent, token = _parent(document, pointer)
+    if isinstance(parent, dict):
+        parent[token] = value
+    elif isinstance(parent, list):
+        parent.insert(_index(parent, token, pointer, allow_end=True), value)
+    else:
+        raise JsonPatchError(f"path {pointer!r}: the parent is not an object or an array")
+    return document
+
+
+def _remove(document: Any, pointer: str) -> tuple[Any, Any]:
+    if pointer == "":
+        return None, document
+    parent, token = _parent(document, pointer)
+    if isinstance(parent, dict) and token in parent:
+        return document, parent.pop(token)
+    if isinstance(parent, list):
+        return document, parent.pop(_index(parent, token, pointer, allow_end=False))
+    raise JsonPatchError(f"path {pointer!r} does not exist")
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def apply_patch(document: Any, operations: Any) -> Any:
+    """RFC 6902 JSON patch: a new value, ``document`` and ``operations`` untouched.
+
+    >>> apply_patch({"a": [1, 2]}, [{"op": "add", "path": "/a/-", "value": 3},
+    ...                             {"op": "move", "from": "/a", "path": "/b"}])
+    {'b': [1, 2, 3]}
+
+    Raises :class:`JsonPatchError` (a ``ValueError``) for an unknown operation, a missing
+    member, a path that does not exist, or a failing ``test``; the patch is all or nothing.
+    """
+    if not isinstance(operations, list):
+        raise JsonPatchError(f"a JSON patch is a list of operations, not {type(operations).__name__}")
+    document = copy.deepcopy(document)
+    for number, operation in enumerate(operations):
+        if not isinstance(operation, dict) or "op" not in operation or "path" not in operation:
+            raise JsonPatchError(f"operation {number} needs 'op' and 'path': {operation!r}")
+        op, path = operation["op"], operation["path"]
+        if op in ("add", "replace", "test") and "value" not in operation:
+            raise JsonPatchError(f"operation {number} ({op}) needs 'value'")
+        if op in ("move", "copy") and "from" not in operation:
+            raise JsonPatchError(f"operation {number} ({op}) needs 'from'")
+        if op == "add":
+            document = _add(document, path, copy.deepcopy(operation["value"]))
+        elif op == "remove":
+            document, _ = _remove(document, path)
+        elif op == "replace":
+            _get(document, path)  # must exist
+            document, _ = _remove(document, path)
+            document = _add(document, path, copy.deepcopy(operation["value"]))
+        elif op == "move":
+            source = operation["from"]
+            if path != source and path.startswith(source + "/"):
+                raise JsonPatchError(f"operation {number}: cannot move {source!r} into its own child {path!r}")
+            document, value = _remove(document, source)
+            document = _add(document, path, value)
+        elif op == "copy":
+            document = _add(document, path, copy.deepcopy(_get(document, operation["from"])))
+        elif op == "test":
+            if not _json_equal(_get(document, path), operation["value"]):
+                raise JsonPatchError(f"operation {number}: test failed at {path!r}")
+        else:
+            raise JsonPatchError(f"operation {number}: unknown op {op!r}")
+    return document
+
+
+# --------------------------------------------------------------------------- schemas
+
+def _absolutize(node: Any, base: str) -> Any:
+    """Rewrite local ``$ref`` (``#...``) in a copy taken out of document ``base``."""
+    if isinstance(node, dict):
+        out = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str) and value.startswith("#"):
+                out[key] = base + value
+            elif key in _DATA:
+                out[key] = copy.deepcopy(value)
+            else:
+                out[key] = _absolutize(value, base)
+        return out
+    if isinstance(node, list):
+        return [_absolutize(v, base) for v in node]
+    return node
+
+
+class _Expander:
+    def __init__(self, root: dict, shared: Mapping[str, Any]) -> None:
+        self.root = root
+        self.shared = shared
+
+    def resolve(self, value: Any, what: str, keyword: str, depth: int) -> Any:
+        """``value``, or a deep copy of what its ``$ref`` names; expanded either way."""
+        if isinstance(value, dict) and isinstance(value.get("$ref"), str) and len(value) == 1:
+            ref = value["$ref"]
+            try:
+                target, document = resolve_ref(ref, self.root, self.shared)
+            except LookupError as exc:
+                raise MergePatchError(f"{keyword}: can't resolve the {what} reference {ref!r}") from exc
+            target = copy.deepcopy(target)
+            doc_id = document.get("$id") if isinstance(document, dict) else None
+            if document is not self.root and isinstance(doc_id, str) and not doc_id.startswith("#"):
+                target = _absolutize(target, doc_id)
+                if isinstance(target, dict) and target.get("$id") == doc_id:
+                    del target["$id"]
+            return self.walk(target, depth + 1)
+        return self.walk(copy.deepcopy(value), depth + 1)
+
+    def expand_node(self, node: dict, depth: int) -> Any:
+        keyword = "$merge" if "$merge" in node else "$patch"
+        if "$merge" in node and "$patch" in node:
+            raise MergePatchError("a schema cannot hold both $merge and $patch")
+        spec = node[keyword]
+        if not isinstance(spec, dict) or "source" not in spec or "with" not in spec:
+            raise MergePatchError(f"{keyword} needs an object with 'source' and 'with', got {spec!r}")
+        source = self.resolve(spec["source"], "source", keyword, depth)
+        patch = spec["with"]
+        if keyword == "$merge":
+            patches = patch if isinstance(patch, list) else [patch]
+            result = source
+            for item in patches:
+                item = self.resolve(item, "with", keyword, depth) if isinstance(item, dict) else item
+                if not isinstance(item, dict):
+                    raise MergePatchError(f"$merge: 'with' must be an object or a list of objects, got {item!r}")
+                result = merge(result, item)
+        else:
+            if isinstance(patch, dict) and "$ref" in patch:
+                patch = self.resolve(patch, "with", keyword, depth)
+            try:
+                result = apply_patch(source, patch)
+            except JsonPatchError as exc:
+                raise JsonPatchError(f"$patch: {exc}") from None
+        result = self.walk(result, depth + 1)
+        siblings = {k: v for k, v in node.items() if k != keyword}
+        if not siblings:
+            return result
+        siblings = self.walk(siblings, depth + 1)
+        annotations = {k: siblings.pop(k) for k in list(siblings) if k in _ANNOTATIONS or k == "$id"}
+        if isinstance(result, dict):
+            for key, value in annotations.items():
+                result.setdefault(key, value)
+        if not siblings:
+            return result
+        return {**annotations, **siblings, "allOf": [result, *siblings.get("allOf", [])]}
+
+    def walk(self, node: Any, depth: int = 0) -> Any:
+        if depth > _MAX_DEPTH:
+            raise MergePatchError(f"$merge/$patch expansion deeper than {_MAX_DEPTH} levels (a reference cycle?)")
+        if isinstance(node, dict):
+            if "$merge" in node or "$patch" in node:
+                return self.expand_node(node, depth)
+            out = {}
+            for key, value in node.items():
+                if key in _DATA:
+                    out[key] = value
+                elif key in _NAME_MAPS and isinstance(value, dict):
+                    # {name: subschema}: a property may be called "$merge" without being one.
+                    out[key] = {name: self.walk(sub, depth) for name, sub in value.items()}
+                else:
+                    out[key] = self.walk(value, depth)
+            return out
+        if isinstance(node, list):
+            return [self.walk(item, depth) for item in node]
+        return node
+
+
+def expand(schema: Any, shared: Mapping[str, Any] | None = None) -> Any:
+    """``schema`` with every ``$merge``/``$patch`` replaced by its result (a new schema).
+
+    ``shared`` maps ``$id`` to the shared schemas a ``source`` or ``with`` ``$ref`` may name.
+
+    >>> expand({"$merge": {"source": {"type": "object", "properties": {"a": {"type": "string"}}},
+    ...                    "with": {"properties": {"b": {"type": "number"}}}}})
+    {'type': 'object', 'properties': {'a': {'type': 'string'}, 'b': {'type': 'number'}}}
+    """
+    if not isinstance(schema, dict):
+        return schema
+    return _Expander(schema, shared or {}).walk(schema)
+
+
+def merge_patch(engine: Any, opts: Mapping[str, Any] | None = None) -> None:
+    """Validator plugin: ``Framework(validator={"plugins": [merge_patch]})``.
+
+    Declares the ``$merge`` and ``$patch`` keywords and expands them in every schema
+    before it is compiled; a bad ``$merge``/``$patch`` fails ``ready()`` with a
+    :class:`MergePatchError` saying what is wrong. No options.
+    """
+    engine.add_transform(lambda schema, shared: expand(schema, shared))
