@@ -1,4 +1,15 @@
-"""framework: Fastify's plugin model for Python WSGI."""
+"""framework: Fastify's plugin model for Python WSGI.
+
+Encapsulated plugin contexts, JSON Schema (draft 7) validation compiled at start-up,
+and response serialization through compiled per-status response schemas.
+"""
+from .app import Framework
+from .context import Context
+from .errors import FrameworkError, ValidationError, create_error
+from .loader import plugin
+from .reply import Reply
+from .request import Request
 from .undefined import UNDEFINED
 
-__all__ = ["UNDEFINED"]
+__all__ = ["Framework", "Context", "FrameworkError", "ValidationError", "create_error", "plugin",
+           "Reply", "Request", "UNDEFINED"]

@@ -1,0 +1,168 @@
+"""The request a handler sees: a thin, lazy view of the WSGI environ.
+
+Nothing is parsed that a route does not read: ``query``, ``headers``, ``cookies`` and the
+werkzeug request (``raw``) are built on first use. Each context has its own subclass,
+which is where request decorators live (see ``Context.decorate_request``).
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+from urllib.parse import quote, unquote_plus
+
+if TYPE_CHECKING:
+    from werkzeug.wrappers import Request as WerkzeugRequest
+
+    from .content_types import MediaType
+
+T = TypeVar("T")
+
+_request_ids = itertools.count(1)
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+class lazy(Generic[T]):
+    """A non-data descriptor computing an attribute once; later reads hit the instance dict."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: Any, owner: type | None = None) -> T:
+        if instance is None:
+            return self  # type: ignore[return-value]
+        value = instance.__dict__[self.name] = self.compute(instance)
+        return value
+
+
+def _base36(number: int) -> str:
+    digits = ""
+    while True:
+        number, rest = divmod(number, 36)
+        digits = _BASE36[rest] + digits
+        if not number:
+            return digits
+
+
+def parse_query_string(query_string: str) -> dict[str, Any]:
+    """``a=1&a=2&b`` -> ``{"a": ["1", "2"], "b": ""}``: repeated keys give a list, no value gives ``""``."""
+    query: dict[str, Any] = {}
+    if not query_string:
+        return query
+    for pair in query_string.split("&"):
+        if not pair:
+            continue
+        key, _, value = pair.partition("=")
+        if "%" in pair or "+" in pair:
+            key = unquote_plus(key)
+            value = unquote_plus(value)
+        if key in query:
+            existing = query[key]
+            if type(existing) is list:
+                existing.append(value)
+            else:
+                query[key] = [existing, value]
+        else:
+            query[key] = value
+    return query
+
+
+def headers_from_environ(environ: dict[str, Any]) -> dict[str, str]:
+    headers = {}
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            headers[key[5:].replace("_", "-").lower()] = value
+    if environ.get("CONTENT_TYPE"):
+        headers["content-type"] = environ["CONTENT_TYPE"]
+    if environ.get("CONTENT_LENGTH"):
+        headers["content-length"] = environ["CONTENT_LENGTH"]
+    return headers
+
+
+class Request:
+    """One HTTP request. Attributes a handler reads:
+
+    ``body`` (``None`` when the request has none), ``query``, ``params``, ``headers``
+    (lower-cased names), ``method``, ``url`` (path and query string as received),
+    ``path``, ``id``, ``ip``, ``hostname``, ``protocol``, ``cookies``, ``environ``,
+    ``raw`` (a werkzeug ``Request``), ``validation_error``, ``route_options``,
+    ``server`` (the context that declared the route) and ``log``.
+    """
+
+    body: Any = None
+    validation_error: Exception | None = None
+    media_type: "MediaType | None" = None
+
+    def __init__(self, environ: dict[str, Any], params: dict[str, str], route: Any) -> None:
+        self.environ = environ
+        self.params = params
+        self.method: str = environ["REQUEST_METHOD"]
+        self.id_number = next(_request_ids)
+        self._route = route
+
+    @lazy
+    def query(self) -> dict[str, Any]:
+        return parse_query_string(self.environ.get("QUERY_STRING", ""))
+
+    @lazy
+    def headers(self) -> dict[str, str]:
+        return headers_from_environ(self.environ)
+
+    @lazy
+    def id(self) -> str:
+        return "req-" + _base36(self.id_number)
+
+    @lazy
+    def path(self) -> str:
+        return self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
+
+    @lazy
+    def url(self) -> str:
+        raw = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
+        if raw:
+            return raw
+        query_string = self.environ.get("QUERY_STRING")
+        path = quote(self.path, safe="/:@!$&'()*+,;=-._~")
+        return f"{path}?{query_string}" if query_string else path
+
+    @lazy
+    def ip(self) -> str | None:
+        return self.environ.get("REMOTE_ADDR")
+
+    @lazy
+    def hostname(self) -> str:
+        return self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+
+    @lazy
+    def protocol(self) -> str:
+        return self.environ.get("wsgi.url_scheme", "http")
+
+    @lazy
+    def cookies(self) -> dict[str, str]:
+        from werkzeug.http import parse_cookie
+        return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
+
+    @lazy
+    def raw(self) -> "WerkzeugRequest":
+        from werkzeug.wrappers import Request as WerkzeugRequest
+        return WerkzeugRequest(self.environ)
+
+    @property
+    def route_options(self) -> dict[str, Any]:
+        return self._route.options
+
+    @property
+    def server(self) -> Any:
+        return self._route.context
+
+    @lazy
+    def log(self) -> logging.LoggerAdapter:  # type: ignore[type-arg]
+        return logging.LoggerAdapter(self._route.context.log, {"req_id": self.id})
+
+    def __repr__(self) -> str:
+        return f"<Request {self.method} {self.url}>"

@@ -1,0 +1,109 @@
+"""ECMA-262 regular expressions (Ajv's ``pattern``, ``u`` flag) rewritten for Python's ``re``.
+
+Differences handled: ``\\d``/``\\w`` are ASCII in JavaScript, ``$`` is the end of input
+(Python's also matches before a final newline), ``.`` excludes every JS line
+terminator, named groups are ``(?<n>...)``, ``\\u{...}`` code points, ``[^]`` and
+``[]``, a literal ``[`` in a class. ``\\p{...}`` needs the third-party ``regex`` module,
+which the project does not depend on: such a pattern is a compile error.
+"""
+from __future__ import annotations
+
+import functools
+import re
+
+_CLASS_ESCAPES = {"d": "0-9", "w": "A-Za-z0-9_"}
+_ESCAPES = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+_DOT = "[^\\n\\r\\u2028\\u2029]"
+
+
+@functools.lru_cache(maxsize=1024)
+def translate_pattern(pattern: str) -> str:
+    """Python ``re`` source equivalent to the JavaScript ``pattern``. Raises ValueError if unsupported."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    while i < n:
+        char = pattern[i]
+        if char == "\\":
+            if i + 1 >= n:
+                raise ValueError("pattern ends with a lone backslash")
+            nxt = pattern[i + 1]
+            if nxt in "pP":
+                raise ValueError("Unicode property escapes (\\p{...}) are not supported")
+            if nxt == "u" and i + 2 < n and pattern[i + 2] == "{":
+                end = pattern.index("}", i)
+                out.append("\\U%08x" % int(pattern[i + 3:end], 16))
+                i = end + 1
+                continue
+            if nxt == "c" and i + 2 < n and pattern[i + 2].isalpha():
+                out.append("\\x%02x" % (ord(pattern[i + 2]) % 32))
+                i += 3
+                continue
+            if nxt == "k" and i + 2 < n and pattern[i + 2] == "<":
+                end = pattern.index(">", i)
+                out.append("(?P=" + pattern[i + 3:end] + ")")
+                i = end + 1
+                continue
+            if in_class and nxt in _CLASS_ESCAPES:
+                out.append(_CLASS_ESCAPES[nxt])
+            elif not in_class and nxt in _ESCAPES:
+                out.append(_ESCAPES[nxt])
+            elif nxt == "/":
+                out.append("/")
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if char == "]":
+                in_class = False
+                out.append(char)
+            elif char == "[":
+                out.append("\\[")
+            elif char in "&~|-" and i + 1 < n and pattern[i + 1] == char:
+                # Python reserves doubled set operators for future syntax.
+                out.append("\\" + char)
+            else:
+                out.append(char)
+            i += 1
+            continue
+        if char == "[":
+            if pattern.startswith("[^]", i):
+                out.append("[\\s\\S]")
+                i += 3
+                continue
+            if pattern.startswith("[]", i):
+                out.append("(?!)")
+                i += 2
+                continue
+            in_class = True
+            out.append("[")
+            i += 1
+            if i < n and pattern[i] == "^":
+                out.append("^")
+                i += 1
+            if i < n and pattern[i] == "]":  # JS: "[]a]" is not a thing; a "]" here ends an empty class
+                out.append("\\]")
+                i += 1
+            continue
+        if char == "$":
+            out.append("(?!(?s:.))")
+        elif char == ".":
+            out.append(_DOT)
+        elif char == "(" and pattern.startswith("(?<", i) and i + 3 < n and pattern[i + 3] not in "=!":
+            out.append("(?P<")
+            i += 3
+            continue
+        else:
+            out.append(char)
+        i += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> "re.Pattern[str]":
+    """Compile a JSON-Schema ``pattern``; ``ValueError`` for an invalid or unsupported one."""
+    try:
+        return re.compile(translate_pattern(pattern))
+    except re.error as exc:
+        raise ValueError(f"invalid pattern {pattern!r}: {exc}") from exc

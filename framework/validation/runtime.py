@@ -1,0 +1,331 @@
+"""Helpers the generated validators call at run time.
+
+Everything here is reached from generated code through its global namespace, so a
+generated function never embeds schema text: schema values live in a constants table
+and these helpers interpret them. The hot path of a valid document calls none of them
+except where a keyword needs a loop that Python's C code cannot do (``uniqueItems``).
+"""
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+
+class Invalid(Exception):
+    """Raised by generated code to stop at the first error (``all_errors=False``).
+
+    The error records themselves are already in the ``errors`` list: the exception only
+    unwinds to the caller (or to the ``try`` of an ``anyOf``/``oneOf``/``not``/``if``).
+    """
+
+
+#: Marks "coercion failed" and "property absent" (``None`` is a valid JSON value).
+NO = object()
+
+
+def record(spec: tuple, path: str) -> dict[str, Any]:
+    keyword, schema_path, params, message = spec
+    return {"keyword": keyword, "instance_path": path, "schema_path": schema_path,
+            "params": dict(params), "message": message}
+
+
+def fail(errors: list, spec: tuple, path: str) -> None:
+    """Record a static error and stop."""
+    errors.append(record(spec, path))
+    raise Invalid
+
+
+def add(errors: list, spec: tuple, path: str) -> None:
+    """Record a static error and go on (``all_errors=True``)."""
+    errors.append(record(spec, path))
+
+
+def make(spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
+    keyword, schema_path, static_params, static_message = spec
+    merged = dict(static_params)
+    merged.update(params)
+    return {"keyword": keyword, "instance_path": path, "schema_path": schema_path,
+            "params": merged, "message": static_message if message is None else message}
+
+
+def fail_d(errors: list, spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> None:
+    errors.append(make(spec, path, params, message))
+    raise Invalid
+
+
+def add_d(errors: list, spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> None:
+    errors.append(make(spec, path, params, message))
+
+
+def ptr(token: Any) -> str:
+    """One JSON-pointer token (RFC 6901 escaping)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+# --------------------------------------------------------------------------- JS numbers
+
+# JavaScript's StrWhiteSpaceChar: WhiteSpace and LineTerminator.
+_JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
+            "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\Z")
+_JS_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+_JS_RADIX = re.compile(r"0(?:[xX](?P<x>[0-9a-fA-F]+)|[oO](?P<o>[0-7]+)|[bB](?P<b>[01]+))\Z")
+_MAX_SAFE = 2 ** 53
+
+
+def js_number(text: str) -> Any:
+    """JavaScript ``Number(text)``; ``NO`` where JS gives ``NaN``.
+
+    Whitespace around the number is ignored, ``""`` gives 0, ``0x``/``0o``/``0b`` prefixes
+    and ``Infinity`` are accepted. Plain integer literals become exact Python ints; other
+    integral results become ints below 2**53, the rest floats.
+    """
+    text = text.strip(_JS_SPACE)
+    if not text:
+        return 0
+    if _JS_INTEGER.match(text):
+        return int(text)
+    if _JS_DECIMAL.match(text):
+        value = float(text.replace("Infinity", "inf"))
+        if value.is_integer() and abs(value) < _MAX_SAFE:
+            return int(value)
+        return value
+    radix = _JS_RADIX.match(text)
+    if radix:
+        if radix.group("x"):
+            return int(radix.group("x"), 16)
+        if radix.group("o"):
+            return int(radix.group("o"), 8)
+        return int(radix.group("b"), 2)
+    return NO
+
+
+def js_string(value: Any) -> str:
+    """JavaScript ``String(value)`` for a number or boolean."""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        if value.is_integer() and abs(value) < 1e21:
+            return str(int(value))
+        text = repr(value)
+        if "e" in text:
+            mantissa, exponent = text.split("e")
+            exponent_value = int(exponent)
+            if -7 < exponent_value < 21:
+                return format(Decimal(text), "f")
+            mantissa = mantissa[:-2] if mantissa.endswith(".0") else mantissa
+            return f"{mantissa}e{'+' if exponent_value > 0 else '-'}{abs(exponent_value)}"
+        return text
+    return str(value)
+
+
+def is_number(value: Any) -> bool:
+    """A JSON number: an int or a finite float, never a bool (Ajv ``strictNumbers``)."""
+    kind = type(value)
+    return kind is int or (kind is float and value - value == 0.0) or (
+        isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+        and kind is not float and (kind is not Decimal or value.is_finite()))
+
+
+def is_integer(value: Any) -> bool:
+    kind = type(value)
+    if kind is int:
+        return True
+    if kind is float:
+        return value.is_integer()
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, Decimal) and value.is_finite()
+                                      and value == value.to_integral_value())
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if is_integer(value):
+        return "integer"
+    if is_number(value):
+        return "number"
+    return "unknown"
+
+
+def matches_type(value: Any, json_types: tuple[str, ...]) -> bool:
+    kind = json_type(value)
+    return kind in json_types or (kind == "integer" and "number" in json_types)
+
+
+# --------------------------------------------------------------------------- coercion
+
+def _coerce_to(value: Any, target: str, array_mode: bool) -> Any:
+    """One rule of Ajv's coercion table (ajv-compat.md 1.1); ``NO`` when it does not apply."""
+    kind = json_type(value)
+    if target == "string":
+        if kind in ("number", "integer", "boolean"):
+            return js_string(value)
+        if value is None:
+            return ""
+    elif target in ("number", "integer"):
+        if kind == "string":
+            if value == "":
+                return NO
+            number = js_number(value)
+            if number is NO:
+                return NO
+            if target == "integer" and not (isinstance(number, int) or math.isinf(number)
+                                            or number.is_integer()):
+                return NO
+            if target == "integer" and isinstance(number, float) and number.is_integer():
+                return int(number)
+            return number
+        if kind == "boolean":
+            return 1 if value else 0
+        if value is None:
+            return 0
+    elif target == "boolean":
+        if value == "true" and kind == "string":
+            return True
+        if value == "false" and kind == "string":
+            return False
+        if kind in ("number", "integer") and value in (0, 1):
+            return value == 1
+        if value is None:
+            return False
+    elif target == "null":
+        if (kind == "string" and value == "") or (kind in ("number", "integer") and value == 0) \
+                or value is False:
+            return None
+    elif target == "array" and array_mode:
+        if kind in ("string", "number", "integer", "boolean", "null"):
+            return [value]
+    return NO
+
+
+def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
+    """Coerce ``value`` (which matches none of ``json_types``) or return ``NO``.
+
+    Ajv's order (ajv-compat.md 1.1): in ``"array"`` mode a one-element array is first
+    unwrapped; then each listed type's rule is tried in the order written.
+    """
+    if array_mode and type(value) is list and len(value) == 1:
+        value = value[0]
+        if matches_type(value, json_types):
+            return value
+    if isinstance(value, (dict, list)):
+        return NO
+    for target in json_types:
+        if target == "object" or (target == "array" and not array_mode):
+            continue
+        result = _coerce_to(value, target, array_mode)
+        if result is not NO:
+            return result
+    return NO
+
+
+# --------------------------------------------------------------------------- equality
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``True != 1``; deep for arrays and objects."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        for key, item in a.items():
+            if key not in b or not json_equal(item, b[key]):
+                return False
+        return True
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        return all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(b, (dict, list)):
+        return False
+    if isinstance(a, str) or isinstance(b, str):
+        return type(a) is type(b) and a == b
+    if a is None or b is None:
+        return a is b
+    return a == b
+
+
+def in_enum(value: Any, allowed: list) -> bool:
+    for item in allowed:
+        if json_equal(value, item):
+            return True
+    return False
+
+
+def _unique_key(value: Any) -> Any:
+    if isinstance(value, bool):
+        return (bool, value)
+    if isinstance(value, dict):
+        return (dict, frozenset((k, _unique_key(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return (list, tuple(_unique_key(v) for v in value))
+    return value
+
+
+def duplicate(data: list, scalar_types: tuple[str, ...] | None) -> tuple[int, int] | None:
+    """``(i, j)`` of the duplicate Ajv reports for ``uniqueItems``, or ``None``.
+
+    Ajv scans differently when ``items`` has scalar types (i = lower index, j = higher)
+    than in general (i = higher index, j = nearest earlier duplicate); see ajv-compat 1.4.
+    """
+    try:
+        if len({_unique_key(v) for v in data}) == len(data):
+            return None
+    except TypeError:  # an unhashable non-JSON value: fall back to the scan
+        pass
+    if scalar_types is not None:
+        indices: dict[Any, int] = {}
+        for i in range(len(data) - 1, -1, -1):
+            item = data[i]
+            if not matches_type(item, scalar_types):
+                continue
+            key = _unique_key(item)
+            if key in indices:
+                return i, indices[key]
+            indices[key] = i
+        return None
+    for i in range(len(data) - 1, -1, -1):
+        for j in range(i - 1, -1, -1):
+            if json_equal(data[i], data[j]):
+                return i, j
+    return None
+
+
+def multiple_of(value: Any, divisor: Any) -> bool:
+    """Exact decimal ``multipleOf`` (19.01 is a multiple of 0.01, as the JSON text says)."""
+    if type(value) is int and type(divisor) is int:
+        return value % divisor == 0
+    try:
+        quotient = Decimal(repr(value)) / Decimal(repr(divisor))
+    except (InvalidOperation, ArithmeticError):
+        return False
+    return quotient.is_finite() and quotient == quotient.to_integral_value()
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of a JSON value, faster than ``copy.deepcopy``."""
+    if type(value) is dict:
+        return {k: json_copy(v) for k, v in value.items()}
+    if type(value) is list:
+        return [json_copy(v) for v in value]
+    return value
