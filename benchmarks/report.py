@@ -1,0 +1,234 @@
+"""Tables and targets.  Everything here is pure: results in, text out.
+
+Ratios are always medians of per-round ratios (both sides measured in the
+same round), never a ratio of two medians; absolute numbers are printed only
+next to ratios measured in the same run.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from benchmarks import contenders
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def table(headers, rows, title=None, left=1):
+    """Aligned text table; the first ``left`` columns are left-aligned."""
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row]
+                                           for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+
+    def fmt(row):
+        out = []
+        for i, cell in enumerate(row):
+            out.append(cell.ljust(widths[i]) if i < left else cell.rjust(widths[i]))
+        return "  ".join(out).rstrip()
+
+    lines = []
+    if title:
+        lines += [title, "-" * len(title)]
+    lines.append(fmt(cells[0]))
+    lines.append("  ".join("-" * w for w in widths))
+    lines += [fmt(row) for row in cells[1:]]
+    return "\n".join(lines)
+
+
+def fx(ratio):
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
+def rate(value):
+    return "-" if value is None else f"{value:,.0f}"
+
+
+def round_ratio(a, b):
+    """Median over rounds of a[i] / b[i]."""
+    if not a or not b:
+        return None
+    return median(x / y for x, y in zip(a, b) if x is not None and y)
+
+
+# ----------------------------------------------------------------- in-process
+def inprocess_ratio(res, key, a, b):
+    rates = res["scenarios"].get(key, {}).get("rates", {})
+    return round_ratio(rates.get(a), rates.get(b))
+
+
+def inprocess_report(res):
+    parts = []
+    status_rows = [(name, res["status"][name]) for name in res["status"]]
+    parts.append(table(("contender", "correctness check"), status_rows,
+                       "In-process: correctness (checked before timing)", left=2))
+    for key, scen in res["scenarios"].items():
+        rates = scen["rates"]
+        if not rates:
+            continue
+        rows = []
+        for name in rates:
+            rows.append((contenders.describe(name), rate(median(rates[name])),
+                         fx(round_ratio(rates[name], rates.get("falcon"))),
+                         fx(round_ratio(rates[name], rates.get("handwritten"))),
+                         fx(round_ratio(rates.get("ours"), rates[name]))))
+        parts.append(table(
+            ("contender", "calls/s (median)", "vs Falcon", "vs hand-written", "ours is"),
+            rows, f"In-process {key} {scen['title']} - {res['rounds']} interleaved rounds"))
+    return "\n\n".join(parts)
+
+
+# ----------------------------------------------------------------------- HTTP
+def _http_values(runs, field):
+    """One value per round, None where that round's run failed (keeps rounds aligned)."""
+    return [None if "error" in r else r.get(field) for r in runs]
+
+
+def http_report(res):
+    if res.get("skipped"):
+        return "HTTP runner skipped: " + res["skipped"]
+    parts = []
+    parts.append(table(("server", "correctness check"), list(res["status"].items()),
+                       "HTTP: correctness (checked before load)", left=2))
+    keys = []
+    for rows in res["rows"].values():
+        keys = list(rows)
+        break
+    for key in keys:
+        ref = res["rows"].get("ours @ granian-1", {}).get(key)
+        rows = []
+        for label, per in res["rows"].items():
+            runs = per[key]
+            ok = [r for r in runs if "error" not in r]
+            rps = _http_values(runs, "rps")
+            rows.append((
+                label, rate(median(rps)),
+                fx(round_ratio(_http_values(ref, "rps"), rps) if ref and ok else None),
+                "-" if not ok else f"{median(_http_values(runs, 'p50_us')) / 1000:.2f}",
+                "-" if not ok else f"{median(_http_values(runs, 'p99_us')) / 1000:.2f}",
+                sum(r["non2xx"] for r in ok),
+                sum(r["connect"] + r["read"] + r["write"] + r["timeout"] for r in ok),
+                len(runs) - len(ok),
+            ))
+        from benchmarks import scenarios
+
+        parts.append(table(
+            ("contender @ server", "req/s", "ours@granian-1 is", "p50 ms", "p99 ms",
+             "non-2xx", "socket errors", "failed runs"),
+            rows, f"HTTP {key} {scenarios.TIMED[key].title} - wrk -c{res['connections']} "
+                  f"-d{res['duration']}s, {res['rounds']} interleaved rounds"))
+    return "\n\n".join(parts)
+
+
+# -------------------------------------------------------------------- startup
+def startup_report(res):
+    from benchmarks.startup import FASTIFY_REFERENCE
+
+    rows = []
+    for mode, per in res["results"].items():
+        for who, runs in per.items():
+            if who == "fastify" and runs:
+                who = f"Fastify {runs[0].get('version', '4.29')}"
+            if not runs:
+                rows.append((f"{who} ({mode})", "failed", "", "", "", "", ""))
+                continue
+            rows.append((
+                f"{who} ({mode})",
+                f"{median(r['total_s'] for r in runs):.3f}",
+                f"{median(r['declare_s'] for r in runs):.3f}",
+                f"{median(r['ready_s'] for r in runs):.3f}",
+                f"{median(r['import_s'] for r in runs):.3f}",
+                f"{median(r['rss_mb'] for r in runs):.0f}",
+                f"{median(r['peak_mb'] for r in runs):.0f}",
+            ))
+        if not res.get("fastify"):
+            rows.append((f"Fastify 4.29 ({mode}), issue's figure for 1000 routes",
+                         f"{FASTIFY_REFERENCE[mode]:.3f}", "", "", "", "208", ""))
+    out = table(("S5 start-up", "to ready s", "declare s", "ready() s", "import s",
+                 "RSS MB", "peak MB"), rows,
+                f"S5 start-up: {res['routes']} routes, median of {res['repeats']} fresh "
+                "subprocess(es) each")
+    for mode, errs in res.get("errors", {}).items():
+        for who, err in errs.items():
+            out += f"\n  {who} ({mode}) failed: {err.strip().splitlines()[-1] if err else ''}"
+    return out
+
+
+# ---------------------------------------------------------------------- micro
+def micro_report(title, rows):
+    if not rows:
+        return f"{title}: no rows"
+    headers = []
+    for row in rows:
+        for k in row:
+            if k not in headers:
+                headers.append(k)
+
+    def show(v):
+        if isinstance(v, float):
+            return f"{v:,.2f}" if abs(v) < 1000 else f"{v:,.0f}"
+        return v
+
+    return table(headers, [[show(row.get(h)) for h in headers] for row in rows], title)
+
+
+# -------------------------------------------------------------------- targets
+def targets(inproc=None, http=None, startup=None):
+    """[(target, measured, verdict)] with verdict PASS, MISS or n/a."""
+    out = []
+
+    def add(desc, value, ok, shown=None):
+        if value is None:
+            out.append((desc, "not measured", "n/a"))
+        else:
+            out.append((desc, shown if shown is not None else fx(value),
+                        "PASS" if ok(value) else "MISS"))
+
+    if inproc is not None:
+        r = lambda key, peer: inprocess_ratio(inproc, key, "ours", peer)  # noqa: E731
+        for key in ("S1", "S2"):
+            add(f"in-process {key}: ours >= 1.5x Falcon", r(key, "falcon"), lambda v: v >= 1.5)
+            add(f"in-process {key}: ours >= 10x Flask", r(key, "flask"), lambda v: v >= 10)
+        add("in-process S3: ours >= 2x Bottle (+fastjsonschema)", r("S3", "bottle"),
+            lambda v: v >= 2)
+        add("in-process S3: ours within 1.5x of hand-written (>= 0.67x)",
+            r("S3", "handwritten"), lambda v: v >= 1 / 1.5)
+        add("in-process S4: ours >= 1.5x Bottle", r("S4", "bottle"), lambda v: v >= 1.5)
+        for key in ("S1", "S2", "S4"):
+            add(f"in-process {key}: ours within 3x of hand-written (>= 0.33x)",
+                r(key, "handwritten"), lambda v: v >= 1 / 3)
+    if http is not None and not http.get("skipped"):
+        rows = http["rows"]
+        ours = rows.get("ours @ granian-1", {})
+        for key in ("S1", "S2", "S3", "S4"):
+            for peer in ("fastapi", "litestar"):
+                peer_runs = rows.get(f"{peer} @ uvicorn-1", {}).get(key)
+                ours_runs = ours.get(key)
+                value = None
+                if peer_runs and ours_runs:
+                    value = round_ratio(_http_values(ours_runs, "rps"),
+                                        _http_values(peer_runs, "rps"))
+                add(f"HTTP {key}: ours@granian-1 > {peer}@uvicorn-1 req/s", value,
+                    lambda v: v > 1)
+    if startup is not None:
+        from benchmarks.startup import FASTIFY_REFERENCE
+
+        res = startup["results"]
+        n = startup["routes"]
+        ours_d = median(x["total_s"] for x in res.get("distinct", {}).get("ours", []))
+        fast_d = median(x["total_s"] for x in res.get("distinct", {}).get("fastify", []))
+        ref = fast_d if fast_d is not None else FASTIFY_REFERENCE["distinct"] * n / 1000
+        where = ("measured here" if fast_d is not None else "issue's figure"
+                 if n == 1000 else "issue's 1000-route figure scaled")
+        add(f"S5 distinct ({n} routes): ours faster than Fastify ({ref:.2f} s, {where})",
+            ours_d, lambda v: v < ref, None if ours_d is None else f"{ours_d:.3f} s")
+        ours_s = median(x["total_s"] for x in res.get("shared", {}).get("ours", []))
+        add(f"S5 shared ({n} routes): ours under 1 s", ours_s, lambda v: v < 1.0,
+            None if ours_s is None else f"{ours_s:.3f} s")
+    return out
+
+
+def targets_report(rows):
+    return table(("target", "measured", "verdict"), rows, "Targets", left=1)
