@@ -51,6 +51,8 @@ class RefIndex:
         self._all_shared_indexed = False
         #: the shared schemas a compilation reached (for the compile cache key).
         self.reached: dict[str, Any] = {}
+        #: every ``(ref, base)`` met while indexing, for :meth:`preload`.
+        self.refs: list[tuple[str, str]] = []
         self.resources.setdefault("", (root, ""))
         self._walk(root, "")
 
@@ -62,6 +64,9 @@ class RefIndex:
             if not isinstance(node, dict):
                 continue
             base = outer
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                self.refs.append((ref, outer))
             node_id = node.get("$id")
             # Draft 7: "$ref" makes every sibling keyword, "$id" included, ignored for scoping.
             if isinstance(node_id, str) and "$ref" not in node:
@@ -115,6 +120,15 @@ class RefIndex:
                 if candidate in self.resources:
                     return self.resources[candidate]
         return None
+
+    def preload(self) -> None:
+        """Resolve every ``$ref`` now (raising for an unresolvable one), indexing the shared
+        schemas they reach, transitively; :attr:`reached` is then complete."""
+        done = 0
+        while done < len(self.refs):
+            ref, base = self.refs[done]
+            done += 1
+            self.resolve(ref, base)
 
     # ---------------------------------------------------------------- resolving
     def resolve(self, ref: str, base: str) -> tuple[Any, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 
@@ -316,10 +317,10 @@ def multiple_of(value: Any, divisor: Any) -> bool:
     if type(value) is int and type(divisor) is int:
         return value % divisor == 0
     try:
-        quotient = Decimal(repr(value)) / Decimal(repr(divisor))
-    except (InvalidOperation, ArithmeticError):
+        quotient = Fraction(Decimal(repr(value))) / Fraction(Decimal(repr(divisor)))
+    except (InvalidOperation, ArithmeticError, ValueError, OverflowError):
         return False
-    return quotient.is_finite() and quotient == quotient.to_integral_value()
+    return quotient.denominator == 1
 
 
 def json_copy(value: Any) -> Any:

@@ -1,0 +1,916 @@
+"""The code generator: fastjsonschema's draft-07 generator, subclassed for Ajv 8 semantics.
+
+One ``generate_*`` method per keyword, as in fastjsonschema, rewritten where Ajv differs:
+
+- error records are Ajv's (``keyword``, ``instance_path``, ``schema_path``, ``params``,
+  ``message``), built from a constants table; the generated source never contains
+  schema text except through ``repr()`` (property names) or a name bound in the
+  function's globals (patterns, defaults, enum values, long names);
+- ``type`` coerces (ajv-compat.md 1.1) and writes the coerced value back into its
+  parent container; ``default``, ``removeAdditional``, ``nullable``, ``$ref`` siblings,
+  ``format`` (ajv-formats), ECMA ``pattern`` and ``multipleOf`` follow Ajv / the docs;
+- every ``$ref`` target (and any subschema nested too deep for CPython's compiler)
+  becomes its own function ``fN(data, path, errors) -> data``; ``path`` is the JSON
+  pointer of ``data``, ``errors`` the list records go to.
+
+With ``all_errors=False`` the first error is recorded and :class:`~.runtime.Invalid`
+unwinds; with ``True`` errors are recorded and validation goes on. ``anyOf``,
+``oneOf``, ``not``, ``if``, ``contains`` and ``propertyNames`` run their subschemas on
+trial: the branch's records are kept or dropped as Ajv does.
+"""
+from __future__ import annotations
+
+import math
+import re
+from contextlib import contextmanager, nullcontext
+from typing import Any, Callable, Iterator
+
+from fastjsonschema.draft07 import CodeGeneratorDraft07
+
+from . import runtime
+from .ecma_regex import compile_pattern
+from .formats import NUMBER_FORMATS, STRING_FORMATS
+from .resolver import RefIndex, join, strip_fragment
+from .runtime import js_string, ptr
+
+
+class SchemaCompileError(ValueError):
+    """The schema cannot be compiled (bad keyword value, unknown format, bad pattern...)."""
+
+
+_TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
+_SCALARS = ("null", "boolean", "number", "integer", "string")
+# CPython refuses more than 20 statically nested blocks and 100 indentation levels.
+_MAX_STATIC_BLOCKS = 14
+_MAX_INDENT = 60
+# Names longer than this go to the constants table instead of a repr() literal.
+_MAX_LITERAL = 200
+
+
+def _type_check(kind: str, var: str) -> str:
+    if kind == "string":
+        return f"type({var}) is str"
+    if kind == "integer":
+        return f"(type({var}) is int or type({var}) is float and {var}.is_integer())"
+    if kind == "number":
+        return f"(type({var}) is int or type({var}) is float and {var} - {var} == 0)"
+    if kind == "boolean":
+        return f"type({var}) is bool"
+    if kind == "null":
+        return f"{var} is None"
+    if kind == "object":
+        return f"isinstance({var}, dict)"
+    return f"type({var}) is list"
+
+
+_GROUP_GUARDS = {
+    "number": "type({v}) is int or type({v}) is float",
+    "string": "type({v}) is str",
+    "array": "type({v}) is list",
+    "object": "isinstance({v}, dict)",
+}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+class ValidatorCodeGenerator(CodeGeneratorDraft07):
+    """Generates one module of validation functions for one root schema."""
+
+    def __init__(self, definition: Any, index: RefIndex, options: dict[str, Any],
+                 formats: dict[str, Callable[[Any], bool]],
+                 keywords: dict[str, Callable[..., bool] | None]) -> None:
+        # fastjsonschema's resolver is not used (see resolver.py); give the base class a
+        # stand-in so that it does not build one (its default store is shared).
+        super().__init__(definition, resolver=_NoResolver(), formats={}, use_default=False,
+                         use_formats=True, detailed_exceptions=False,
+                         fast_fail=not options["all_errors"])
+        self._needed_validation_functions = {}
+        self._index = index
+        self._coerce = options["coerce_types"]
+        self._array_mode = options["coerce_types"] == "array"
+        self._use_defaults = options["use_defaults"]
+        self._remove = options["remove_additional"]
+        self._nullable = options["nullable"]
+        self._user_formats = formats
+        self._keywords = keywords
+        self._globals: dict[str, Any] = {
+            "_fail": runtime.fail, "_add": runtime.add, "_fail_d": runtime.fail_d,
+            "_add_d": runtime.add_d, "_Invalid": runtime.Invalid, "_ptr": ptr,
+            "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": runtime.json_equal,
+            "_in_enum": runtime.in_enum, "_dup": runtime.duplicate, "_mult": runtime.multiple_of,
+            "_jcopy": runtime.json_copy,
+        }
+        self._const_ids: dict[int, str] = {}
+        self._keep: list[Any] = []
+        self._counter = 0
+        self._functions: dict[tuple, str] = {}
+        self._queue: list[tuple[str, Any, str, str, bool]] = []
+        # Per-block state (saved and restored around subschemas).
+        self._path: tuple = ()
+        self._spath = "#"
+        self._slot: tuple[str, str] | None = None
+        self._base = ""
+        self._composite = 0
+        self._static_blocks = 0
+        self._known_type: str | None = None
+        self.root_name = self._function_for(definition, "", "#", False)
+
+    # ------------------------------------------------------------------ output
+    def l(self, line: str, *args: Any, **kwds: Any) -> "_Block":  # noqa: E743 - fastjsonschema's name
+        """Append one line; usable as a context manager that indents the lines emitted inside.
+
+        Unlike the base class, the line is never ``str.format()``-ed with schema values
+        (a property name with braces in it stays inert) and blocks are never merged.
+        """
+        self._code.append("    " * self._indent + line)
+        return _Block(self)
+
+    def source(self) -> str:
+        while self._queue:
+            self.generate_validation_function(*self._queue.pop())
+        return "\n".join(self._code)
+
+    @property
+    def globals(self) -> dict[str, Any]:
+        return self._globals
+
+    def _var(self, prefix: str = "v") -> str:
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def const(self, value: Any) -> str:
+        """A global name bound to ``value`` (the constants table)."""
+        name = self._const_ids.get(id(value))
+        if name is None or self._globals.get(name) is not value:
+            name = self._var("_c")
+            self._globals[name] = value
+            self._const_ids[id(value)] = name
+        return name
+
+    def lit(self, value: Any) -> str:
+        """Source text for a JSON scalar: ``repr()`` when short and finite, else a constant."""
+        if isinstance(value, str) and len(value) <= _MAX_LITERAL:
+            return repr(value)
+        if value is None or isinstance(value, bool):
+            return repr(value)
+        if isinstance(value, int):
+            return repr(value)
+        if isinstance(value, float) and math.isfinite(value):
+            return repr(value)
+        return self.const(value)
+
+    def _path_expr(self, path: tuple | None = None) -> str:
+        parts = ["path"]
+        text = ""
+        for kind, value in (self._path if path is None else path):
+            if kind == "s":
+                text += "/" + ptr(value)
+            else:
+                parts.append(self.lit(text + "/"))
+                text = ""
+                parts.append(f"str({value})" if kind == "i" else f"_ptr({value})")
+        if text:
+            parts.append(self.lit(text))
+        return parts[0] if len(parts) == 1 else "(" + " + ".join(parts) + ")"
+
+    # ------------------------------------------------------------------ errors
+    def error(self, keyword: str, params: dict[str, Any] | None = None, message: str = "",
+              schema_path: str | None = None, dynamic: str | None = None,
+              dynamic_message: str | None = None, path: tuple | None = None) -> None:
+        """Emit the code that records one Ajv error (and stops, with ``all_errors=False``).
+
+        ``dynamic`` is source text for a dict of run-time params, ``dynamic_message``
+        source text for a run-time message; everything else is static and goes to the
+        constants table.
+        """
+        spath = schema_path if schema_path is not None else self._spath + "/" + ptr(keyword)
+        spec = self.const((keyword, spath, params or {}, message))
+        where = self._path_expr(path)
+        fn = "_fail" if self._fast_fail else "_add"
+        if dynamic is None and dynamic_message is None:
+            self.l(f"{fn}(errors, {spec}, {where})")
+        else:
+            self.l(f"{fn}_d(errors, {spec}, {where}, {dynamic or '{}'}, {dynamic_message or 'None'})")
+
+    # ------------------------------------------------------------------ structure
+    def _function_for(self, node: Any, outer: str, spath: str, composite: bool) -> str:
+        key = (id(node), outer, composite)
+        name = self._functions.get(key)
+        if name is None:
+            name = self._var("f")
+            self._functions[key] = name
+            self._queue.append((name, node, outer, spath, composite))
+            self._keep.append(node)  # so that id() stays unique while compiling
+        return name
+
+    def generate_validation_function(self, name: str, node: Any, outer: str, spath: str,
+                                     composite: bool) -> None:
+        state = self._save()
+        self._indent = 0
+        self._indent_last_line = None
+        self._path, self._spath, self._slot, self._base = (), spath, None, outer
+        self._composite = 1 if composite else 0
+        self._static_blocks = 0
+        self._known_type = None
+        self.l("")
+        with self.l(f"def {name}(data, path, errors):"):
+            self.generate_func_code_block(node, "data")
+            self.l("return data")
+        self._restore(state)
+
+    def _save(self) -> tuple:
+        return (self._definition, self._variable, self._path, self._spath, self._slot, self._base,
+                self._composite, self._static_blocks, self._known_type)
+
+    def _restore(self, state: tuple) -> None:
+        (self._definition, self._variable, self._path, self._spath, self._slot, self._base,
+         self._composite, self._static_blocks, self._known_type) = state
+
+    def generate_func_code_block(self, definition: Any, variable: str, path: tuple | None = None,
+                                 spath: str | None = None, slot: Any = "same",
+                                 clear_variables: bool = True) -> int:
+        """Validate ``variable`` against ``definition`` (a subschema at ``spath``, data at ``path``).
+
+        ``slot`` is ``(container_source, key_source)`` where a coerced value is written
+        back, ``None`` for a function's own ``data`` (returned), or ``"same"`` to keep
+        the current one (subschemas applied to the same value: allOf, anyOf, ...).
+        """
+        state = self._save()
+        self._definition, self._variable = definition, variable
+        if path is not None:
+            self._path = path
+        if spath is not None:
+            self._spath = spath
+        if slot != "same":
+            self._slot = slot
+        self._known_type = None
+        start = len(self._code)
+        try:
+            if (isinstance(definition, dict) and definition
+                    and (self._indent > _MAX_INDENT or self._static_blocks > _MAX_STATIC_BLOCKS)):
+                self._call_function(self._function_for(definition, self._base, self._spath,
+                                                       bool(self._composite)))
+            else:
+                self._generate_func_code_block(definition)
+        finally:
+            self._restore(state)
+        return len(self._code) - start
+
+    def _generate_func_code_block(self, definition: Any) -> int:
+        if definition is True:
+            return 0
+        if definition is False:
+            self.error("false schema", message="boolean schema is false",
+                       schema_path=self._spath + "/false schema")
+            return 1
+        if not isinstance(definition, dict):
+            raise SchemaCompileError(f"schema at {self._spath} must be an object or a boolean")
+        node_id = definition.get("$id")
+        if isinstance(node_id, str) and "$ref" not in definition:
+            self._base = strip_fragment(join(self._base, node_id))
+        return self.run_generate_functions(definition)
+
+    def run_generate_functions(self, definition: dict[str, Any]) -> int:
+        count = 0
+        for keys, func in _ORDER:
+            for key in keys:
+                if key in definition:
+                    func(self)
+                    count += 1
+                    break
+        for name, check in self._keywords.items():
+            if name in definition and check is not None:
+                self.generate_custom_keyword(name, check)
+                count += 1
+        return count
+
+    def _sub(self, definition: Any, variable: str, path: tuple | None = None, spath_suffix: str = "",
+             slot: Any = "same") -> None:
+        self.generate_func_code_block(definition, variable, path, self._spath + spath_suffix, slot)
+
+    @contextmanager
+    def _trial(self) -> Iterator[None]:
+        self._composite += 1
+        try:
+            yield
+        finally:
+            self._composite -= 1
+
+    @contextmanager
+    def _static_block(self) -> Iterator[None]:
+        self._static_blocks += 1
+        try:
+            yield
+        finally:
+            self._static_blocks -= 1
+
+    def _guard(self, group: str):
+        """Open ``if <value is of group's type>:`` unless the ``type`` keyword settled it."""
+        if self._known_type == group:
+            return nullcontext()
+        return self.l("if " + _GROUP_GUARDS[group].format(v=self._variable) + ":")
+
+    def _write_back(self, value: str) -> None:
+        if self._slot is not None:
+            container, key = self._slot
+            self.l(f"{container}[{key}] = {value}")
+
+    def _call_function(self, name: str) -> None:
+        call = f"{name}({self._variable}, {self._path_expr()}, errors)"
+        if self._coerce:
+            result = self._var("r")
+            self.l(f"{result} = {call}")
+            with self.l(f"if {result} is not {self._variable}:"):
+                self.l(f"{self._variable} = {result}")
+                self._write_back(result)
+        else:
+            self.l(call)
+
+    # ------------------------------------------------------------------ type
+    def generate_type(self) -> None:
+        definition, var = self._definition, self._variable
+        types = definition["type"]
+        type_list = list(types) if isinstance(types, list) else [types]
+        for kind in type_list:
+            if kind not in _TYPES:
+                raise SchemaCompileError(f"unknown type {kind!r} at {self._spath}/type")
+        if self._nullable and definition.get("nullable") is True and "null" not in type_list:
+            type_list.append("null")
+        if not type_list:
+            return
+        check = " or ".join(_type_check(kind, var) for kind in type_list)
+        message = "should be " + ",".join(type_list if isinstance(types, list) else [types])
+        if isinstance(types, list) and len(type_list) > len(types):
+            message = "should be " + ",".join(types)
+        with self.l(f"if not ({check}):"):
+            if self._coerce:
+                coerced = self._var("k")
+                self.l(f"{coerced} = _coerce({var}, {self.const(tuple(type_list))}, {self._array_mode})")
+                with self.l(f"if {coerced} is _NO:"):
+                    self.error("type", {"type": types}, message)
+                with self.l("else:"):
+                    self.l(f"{var} = {coerced}")
+                    self._write_back(coerced)
+            else:
+                self.error("type", {"type": types}, message)
+        if self._fast_fail and len(type_list) == 1:
+            kind = type_list[0]
+            self._known_type = "number" if kind == "integer" else kind
+
+    def generate_nullable(self) -> None:
+        if self._nullable and self._definition["nullable"] is True and "type" not in self._definition:
+            raise SchemaCompileError(f'"nullable" cannot be used without "type" at {self._spath}')
+
+    # ------------------------------------------------------------------ $ref
+    def generate_ref(self) -> None:
+        ref = self._definition["$ref"]
+        if not isinstance(ref, str):
+            raise SchemaCompileError(f"$ref must be a string at {self._spath}")
+        target, outer = self._index.resolve(ref, self._base)
+        spath = ref if "#" in ref else ref + "#"
+        self._call_function(self._function_for(target, outer, spath, bool(self._composite)))
+
+    # ------------------------------------------------------------------ any type
+    def generate_const(self) -> None:
+        value, var = self._definition["const"], self._variable
+        if isinstance(value, str):
+            check = f"type({var}) is str and {var} == {self.lit(value)}"
+        elif value is None:
+            check = f"{var} is None"
+        else:
+            check = f"_jeq({var}, {self.const(value)})"
+        with self.l(f"if not ({check}):"):
+            self.error("const", {"allowedValue": value}, "should be equal to constant")
+
+    def generate_enum(self) -> None:
+        values, var = self._definition["enum"], self._variable
+        if not isinstance(values, list):
+            raise SchemaCompileError(f"enum must be an array at {self._spath}")
+        if values and all(isinstance(v, str) for v in values):
+            check = f"type({var}) is str and {var} in {self.const(frozenset(values))}"
+        else:
+            check = f"_in_enum({var}, {self.const(values)})"
+        with self.l(f"if not ({check}):"):
+            self.error("enum", {"allowedValues": values}, "should be equal to one of the allowed values")
+
+    def _branch(self, definition: Any, suffix: str, ok: str) -> None:
+        """Try one subschema; afterwards ``ok`` is True if it passed (its records stay in ``errors``)."""
+        if self._fast_fail:
+            with self._static_block():
+                with self.l("try:", optimize=False):
+                    self._sub(definition, self._variable, spath_suffix=suffix)
+                    self.l(f"{ok} = True")
+                self.l("except _Invalid: pass")
+        else:
+            mark = self._var("n")
+            self.l(f"{mark} = len(errors)")
+            self._sub(definition, self._variable, spath_suffix=suffix)
+            self.l(f"{ok} = len(errors) == {mark}")
+
+    def generate_not(self) -> None:
+        mark, ok = self._var("n"), self._var("ok")
+        self.l(f"{mark} = len(errors)")
+        self.l(f"{ok} = False")
+        with self._trial():
+            self._branch(self._definition["not"], "/not", ok)
+        with self.l(f"if {ok}:"):
+            self.error("not", {}, "should NOT be valid")
+        with self.l("else:"):
+            self.l(f"del errors[{mark}:]")
+
+    def generate_any_of(self) -> None:
+        branches = self._definition["anyOf"]
+        mark, ok = self._var("n"), self._var("ok")
+        self.l(f"{mark} = len(errors)")
+        self.l(f"{ok} = False")
+        with self._trial():
+            for i, branch in enumerate(branches):
+                with self.l(f"if not {ok}:", optimize=False):
+                    self._branch(branch, f"/anyOf/{i}", ok)
+        with self.l(f"if {ok}:"):
+            self.l(f"del errors[{mark}:]")
+        with self.l("else:"):
+            self.error("anyOf", {}, "should match a schema in anyOf")
+
+    def generate_one_of(self) -> None:
+        branches = self._definition["oneOf"]
+        mark, passing, ok = self._var("n"), self._var("p"), self._var("ok")
+        self.l(f"{mark} = len(errors)")
+        self.l(f"{passing} = []")
+        with self._trial():
+            for i, branch in enumerate(branches):
+                with self.l(f"if len({passing}) < 2:", optimize=False):
+                    self.l(f"{ok} = False")
+                    self._branch(branch, f"/oneOf/{i}", ok)
+                    with self.l(f"if {ok}:"):
+                        self.l(f"{passing}.append({i})")
+        with self.l(f"if len({passing}) == 1:"):
+            self.l(f"del errors[{mark}:]")
+        with self.l("else:"):
+            self.error("oneOf", {}, "should match exactly one schema in oneOf",
+                       dynamic=f'{{"passingSchemas": {passing} or None}}')
+
+    def generate_all_of(self) -> None:
+        for i, branch in enumerate(self._definition["allOf"]):
+            self._sub(branch, self._variable, spath_suffix=f"/allOf/{i}")
+
+    def generate_if_then_else(self) -> None:
+        definition = self._definition
+        if "then" not in definition and "else" not in definition:
+            return
+        mark, ok = self._var("n"), self._var("ok")
+        self.l(f"{mark} = len(errors)")
+        self.l(f"{ok} = False")
+        with self._trial():
+            self._branch(definition["if"], "/if", ok)
+        self.l(f"del errors[{mark}:]")
+        for keyword, condition in (("then", ok), ("else", f"not {ok}")):
+            if keyword not in definition:
+                continue
+            with self.l(f"if {condition}:"):
+                passed = self._var("ok")
+                self.l(f"{passed} = False")
+                self._branch(definition[keyword], "/" + keyword, passed)
+                with self.l(f"if not {passed}:"):
+                    self.error("if", {"failingKeyword": keyword}, f'should match "{keyword}" schema',
+                               schema_path=self._spath + "/if")
+
+    # ------------------------------------------------------------------ numbers
+    def _number_keyword(self, keyword: str, operator: str, comparison: str) -> None:
+        limit = self._definition[keyword]
+        if not _is_number(limit):
+            raise SchemaCompileError(f"{keyword} must be a number at {self._spath}")
+        with self.l(f"if {self._variable} {operator} {self.lit(limit)}:"):
+            self.error(keyword, {"comparison": comparison, "limit": limit},
+                       f"should be {comparison} {js_string(limit)}")
+
+    def generate_number(self) -> None:
+        definition = self._definition
+        present = [k for k in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum",
+                               "multipleOf") if k in definition]
+        number_format = definition.get("format") if definition.get("format") in NUMBER_FORMATS \
+            and definition.get("format") not in self._user_formats else None
+        if not present and number_format is None:
+            return
+        with self._guard("number"):
+            for keyword in present:
+                if keyword == "maximum":
+                    self._number_keyword("maximum", ">", "<=")
+                elif keyword == "minimum":
+                    self._number_keyword("minimum", "<", ">=")
+                elif keyword == "exclusiveMaximum":
+                    self._number_keyword("exclusiveMaximum", ">=", "<")
+                elif keyword == "exclusiveMinimum":
+                    self._number_keyword("exclusiveMinimum", "<=", ">")
+                else:
+                    self.generate_multiple_of()
+            if number_format is not None:
+                check = self.const(NUMBER_FORMATS[number_format])
+                with self.l(f"if not {check}({self._variable}):"):
+                    self.error("format", {"format": number_format}, f'should match format "{number_format}"')
+
+    def generate_multiple_of(self) -> None:
+        divisor, var = self._definition["multipleOf"], self._variable
+        if not _is_number(divisor) or divisor <= 0:
+            raise SchemaCompileError(f"multipleOf must be a number > 0 at {self._spath}")
+        if isinstance(divisor, int):
+            check = f"({var} % {divisor} != 0) if type({var}) is int else not _mult({var}, {divisor})"
+        else:
+            check = f"not _mult({var}, {self.lit(divisor)})"
+        with self.l(f"if {check}:"):
+            self.error("multipleOf", {"multipleOf": divisor}, f"should be multiple of {js_string(divisor)}")
+
+    # ------------------------------------------------------------------ strings
+    def _limit(self, keyword: str) -> int:
+        limit = self._definition[keyword]
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            if isinstance(limit, float) and limit.is_integer() and limit >= 0:
+                return int(limit)
+            raise SchemaCompileError(f"{keyword} must be a non-negative integer at {self._spath}")
+        return limit
+
+    def generate_string(self) -> None:
+        definition, var = self._definition, self._variable
+        fmt = definition.get("format")
+        string_format = fmt if fmt is not None and (fmt in self._user_formats or fmt in STRING_FORMATS) else None
+        if fmt is not None and string_format is None and fmt not in NUMBER_FORMATS:
+            raise SchemaCompileError(f'unknown format "{fmt}" at {self._spath}/format '
+                                     "(add it with the formats option or engine.add_format)")
+        if not ("maxLength" in definition or "minLength" in definition or "pattern" in definition
+                or string_format is not None):
+            return
+        with self._guard("string"):
+            if "maxLength" in definition:
+                limit = self._limit("maxLength")
+                with self.l(f"if len({var}) > {limit}:"):
+                    self.error("maxLength", {"limit": limit}, f"should NOT have more than {limit} characters")
+            if "minLength" in definition:
+                limit = self._limit("minLength")
+                with self.l(f"if len({var}) < {limit}:"):
+                    self.error("minLength", {"limit": limit}, f"should NOT have fewer than {limit} characters")
+            if "pattern" in definition:
+                self.generate_pattern()
+            if string_format is not None:
+                check = self.const(self._user_formats.get(string_format) or STRING_FORMATS[string_format])
+                with self.l(f"if not {check}({var}):"):
+                    self.error("format", {"format": string_format}, f'should match format "{string_format}"')
+
+    def generate_pattern(self) -> None:
+        pattern = self._definition["pattern"]
+        if not isinstance(pattern, str):
+            raise SchemaCompileError(f"pattern must be a string at {self._spath}")
+        try:
+            regex = compile_pattern(pattern)
+        except ValueError as exc:
+            raise SchemaCompileError(f"{exc} at {self._spath}/pattern") from exc
+        with self.l(f"if not {self.const(regex)}.search({self._variable}):"):
+            self.error("pattern", {"pattern": pattern}, f'should match pattern "{pattern}"')
+
+    # ------------------------------------------------------------------ arrays
+    def generate_array(self) -> None:
+        definition = self._definition
+        keys = ("maxItems", "minItems", "uniqueItems", "items", "contains")
+        if not any(k in definition for k in keys):
+            return
+        guard = self._guard("array")
+        with guard:
+            start = len(self._code)
+            var = self._variable
+            items = definition.get("items")
+            if isinstance(items, list):
+                self._tuple_defaults(items)
+            if "maxItems" in definition:
+                limit = self._limit("maxItems")
+                with self.l(f"if len({var}) > {limit}:"):
+                    self.error("maxItems", {"limit": limit}, f"should NOT have more than {limit} items")
+            if "minItems" in definition:
+                limit = self._limit("minItems")
+                with self.l(f"if len({var}) < {limit}:"):
+                    self.error("minItems", {"limit": limit}, f"should NOT have fewer than {limit} items")
+            if definition.get("uniqueItems") is True:
+                self.generate_unique_items()
+            if "items" in definition:
+                self.generate_items()
+            if "contains" in definition:
+                self.generate_contains()
+            if len(self._code) == start and not isinstance(guard, nullcontext):
+                self.l("pass")
+
+    def _tuple_defaults(self, items: list) -> None:
+        if not self._use_defaults or self._composite:
+            return
+        for index, item in enumerate(items):
+            if isinstance(item, dict) and "default" in item:
+                with self.l(f"if len({self._variable}) == {index}:"):
+                    self.l(f"{self._variable}.append({self._default_source(item['default'])})")
+
+    def generate_unique_items(self) -> None:
+        var = self._variable
+        items = self._definition.get("items")
+        scalar = None
+        if isinstance(items, dict) and "type" in items:
+            item_types = items["type"] if isinstance(items["type"], list) else [items["type"]]
+            if item_types and all(t in _SCALARS for t in item_types):
+                scalar = tuple(item_types)
+        with self.l(f"if len({var}) > 1:"):
+            found = self._var("u")
+            self.l(f"{found} = _dup({var}, {self.const(scalar) if scalar else None})")
+            with self.l(f"if {found} is not None:"):
+                self.error("uniqueItems", {}, "", dynamic=f'{{"i": {found}[0], "j": {found}[1]}}',
+                           dynamic_message=f'"should NOT have duplicate items (items ## " + str({found}[1])'
+                                           f' + " and " + str({found}[0]) + " are identical)"')
+
+    def generate_items(self) -> None:
+        definition, var = self._definition, self._variable
+        items = definition["items"]
+        if items is True or items == {}:
+            return
+        if isinstance(items, list):
+            for index, item in enumerate(items):
+                if item is True or item == {}:
+                    continue
+                element = self._var("e")
+                with self.l(f"if len({var}) > {index}:"):
+                    self.l(f"{element} = {var}[{index}]")
+                    self._sub(item, element, self._path + (("s", str(index)),), f"/items/{index}",
+                              (var, str(index)))
+            additional = definition.get("additionalItems", True)
+            if additional is False:
+                limit = len(items)
+                with self.l(f"if len({var}) > {limit}:"):
+                    self.error("additionalItems", {"limit": limit}, f"should NOT have more than {limit} items")
+            elif additional is not True and additional != {}:
+                index, element = self._var("i"), self._var("e")
+                with self._static_block():
+                    with self.l(f"for {index} in range({len(items)}, len({var})):"):
+                        self.l(f"{element} = {var}[{index}]")
+                        self._sub(additional, element, self._path + (("i", index),), "/additionalItems",
+                                  (var, index))
+            return
+        index, element = self._var("i"), self._var("e")
+        with self._static_block():
+            with self.l(f"for {index}, {element} in enumerate({var}):"):
+                self._sub(items, element, self._path + (("i", index),), "/items", (var, index))
+
+    def generate_contains(self) -> None:
+        var, contains = self._variable, self._definition["contains"]
+        found, mark = self._var("ok"), self._var("n")
+        self.l(f"{found} = False")
+        self.l(f"{mark} = len(errors)")
+        index, element = self._var("i"), self._var("e")
+        with self._trial(), self._static_block():
+            with self.l(f"for {index}, {element} in enumerate({var}):"):
+                saved = self._variable, self._path, self._slot
+                self._variable, self._path, self._slot = element, self._path + (("i", index),), (var, index)
+                self._branch(contains, "/contains", found)
+                self._variable, self._path, self._slot = saved
+                with self.l(f"if {found}:"):
+                    self.l("break")
+        self.l(f"del errors[{mark}:]")
+        with self.l(f"if not {found}:"):
+            self.error("contains", {"minContains": 1}, "should contain at least 1 valid item(s)")
+
+    # ------------------------------------------------------------------ objects
+    def generate_object(self) -> None:
+        definition = self._definition
+        keys = ("properties", "required", "maxProperties", "minProperties", "dependencies",
+                "propertyNames", "additionalProperties", "patternProperties")
+        if not any(k in definition for k in keys):
+            return
+        guard = self._guard("object")
+        with guard:
+            start = len(self._code)
+            self._property_defaults()
+            var = self._variable
+            if "maxProperties" in definition:
+                limit = self._limit("maxProperties")
+                with self.l(f"if len({var}) > {limit}:"):
+                    self.error("maxProperties", {"limit": limit}, f"should NOT have more than {limit} properties")
+            if "minProperties" in definition:
+                limit = self._limit("minProperties")
+                with self.l(f"if len({var}) < {limit}:"):
+                    self.error("minProperties", {"limit": limit}, f"should NOT have fewer than {limit} properties")
+            if "required" in definition:
+                self.generate_required()
+            if "propertyNames" in definition:
+                self.generate_property_names()
+            if "additionalProperties" in definition or (self._remove == "all" and "properties" in definition):
+                self.generate_additional_properties()
+            if "dependencies" in definition:
+                self.generate_dependencies()
+            if "properties" in definition:
+                self.generate_properties()
+            if "patternProperties" in definition:
+                self.generate_pattern_properties()
+            if len(self._code) == start and not isinstance(guard, nullcontext):
+                self.l("pass")
+
+    def _default_source(self, value: Any) -> str:
+        if isinstance(value, (dict, list)):
+            return f"_jcopy({self.const(value)})"
+        return self.lit(value)
+
+    def _property_defaults(self) -> None:
+        properties = self._definition.get("properties")
+        if not self._use_defaults or self._composite or not isinstance(properties, dict):
+            return
+        var = self._variable
+        for name, sub in properties.items():
+            if isinstance(sub, dict) and "default" in sub:
+                key = self.lit(name)
+                if self._use_defaults == "empty":
+                    condition = f"{key} not in {var} or {var}[{key}] is None or {var}[{key}] == ''"
+                else:
+                    condition = f"{key} not in {var}"
+                with self.l(f"if {condition}:"):
+                    self.l(f"{var}[{key}] = {self._default_source(sub['default'])}")
+
+    def generate_required(self) -> None:
+        required, var = self._definition["required"], self._variable
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise SchemaCompileError(f"required must be an array of strings at {self._spath}")
+        if not required:
+            return
+        name = self._var("q")
+        with self.l(f"if not {var}.keys() >= {self.const(frozenset(required))}:"):
+            with self._static_block():
+                with self.l(f"for {name} in {self.const(list(dict.fromkeys(required)))}:"):
+                    with self.l(f"if {name} not in {var}:"):
+                        self.error("required", {}, "", dynamic=f'{{"missingProperty": {name}}}',
+                                   dynamic_message=f"\"should have required property '\" + {name} + \"'\"")
+
+    def generate_property_names(self) -> None:
+        names, var = self._definition["propertyNames"], self._variable
+        if names is True or names == {}:
+            return
+        key, mark, ok = self._var("key"), self._var("n"), self._var("ok")
+        with self._trial(), self._static_block():
+            with self.l(f"for {key} in list({var}):"):
+                self.l(f"{mark} = len(errors)")
+                self.l(f"{ok} = False")
+                saved = self._variable, self._slot
+                self._variable, self._slot = key, None
+                # The key is a local copy: coercing it must not write into anything.
+                self._slot = None
+                self._branch(names, "/propertyNames", ok)
+                self._variable, self._slot = saved
+                with self.l(f"if not {ok}:"):
+                    item = self._var("x")
+                    with self.l(f"for {item} in errors[{mark}:]:"):
+                        self.l(f'{item}["property_name"] = {key}')
+                    self.error("propertyNames", {}, "property name must be valid",
+                               dynamic=f'{{"propertyName": {key}}}')
+
+    def _unmatched_test(self, key: str) -> str:
+        """Source of a test that ``key`` matches neither ``properties`` nor ``patternProperties``."""
+        definition = self._definition
+        properties = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
+        test = f"{key} not in {self.const(frozenset(properties))}"
+        for pattern in (definition.get("patternProperties") or {}):
+            test += f" and not {self.const(self._regex(pattern))}.search({key})"
+        return test
+
+    def _regex(self, pattern: str) -> "re.Pattern[str]":
+        try:
+            return compile_pattern(pattern)
+        except ValueError as exc:
+            raise SchemaCompileError(f"{exc} at {self._spath}/patternProperties") from exc
+
+    def generate_additional_properties(self) -> None:
+        definition, var = self._definition, self._variable
+        additional = definition.get("additionalProperties", True)
+        properties = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
+        declared = self.const(frozenset(properties))
+        has_patterns = bool(definition.get("patternProperties"))
+        precheck = f"if not {var}.keys() <= {declared}:"
+        key = self._var("key")
+        if self._remove == "all" or (self._remove and additional is False):
+            with self.l(precheck):
+                with self._static_block():
+                    with self.l(f"for {key} in [{key} for {key} in {var} if {self._unmatched_test(key)}]:"):
+                        self.l(f"del {var}[{key}]")
+            return
+        if additional is True or additional == {}:
+            return
+        with self.l(precheck) if not has_patterns else nullcontext():
+            with self._static_block():
+                with self.l(f"for {key} in list({var}):"):
+                    with self.l(f"if {self._unmatched_test(key)}:"):
+                        if additional is False:
+                            self.error("additionalProperties", {}, "should NOT have additional properties",
+                                       dynamic=f'{{"additionalProperty": {key}}}')
+                        else:
+                            value = self._var("e")
+                            self.l(f"{value} = {var}[{key}]")
+                            self._sub(additional, value, self._path + (("k", key),), "/additionalProperties",
+                                      (var, key))
+
+    def generate_dependencies(self) -> None:
+        var = self._variable
+        for name, dependency in self._definition["dependencies"].items():
+            if dependency is True or dependency == [] or dependency == {}:
+                continue
+            with self.l(f"if {self.lit(name)} in {var}:"):
+                if isinstance(dependency, list):
+                    deps = ", ".join(dependency)
+                    noun = "property" if len(dependency) == 1 else "properties"
+                    message = f"should have {noun} {deps} when property {name} is present"
+                    missing = self._var("q")
+                    with self._static_block():
+                        with self.l(f"for {missing} in {self.const(list(dependency))}:"):
+                            with self.l(f"if {missing} not in {var}:"):
+                                self.error("dependencies", {"property": name, "depsCount": len(dependency),
+                                                            "deps": deps}, message,
+                                           dynamic=f'{{"missingProperty": {missing}}}')
+                else:
+                    self._sub(dependency, var, spath_suffix="/dependencies/" + ptr(name))
+
+    def generate_properties(self) -> None:
+        var = self._variable
+        properties = self._definition["properties"]
+        if not isinstance(properties, dict):
+            raise SchemaCompileError(f"properties must be an object at {self._spath}")
+        for name, sub in properties.items():
+            if sub is True or sub == {}:
+                continue
+            if not isinstance(sub, (dict, bool)):
+                raise SchemaCompileError(f"properties/{name!r} must be a schema at {self._spath}")
+            key, value = self.lit(name), self._var("d")
+            start = len(self._code)
+            with self.l(f"if {key} in {var}:"):
+                self.l(f"{value} = {var}[{key}]")
+                before = len(self._code)
+                self._sub(sub, value, self._path + (("s", name),), "/properties/" + ptr(name), (var, key))
+                if len(self._code) == before:
+                    del self._code[start:]
+
+    def generate_pattern_properties(self) -> None:
+        var = self._variable
+        patterns = self._definition["patternProperties"]
+        key = self._var("key")
+        if not patterns:
+            return
+        with self._static_block():
+            with self.l(f"for {key} in list({var}):"):
+                for pattern, sub in patterns.items():
+                    with self.l(f"if {self.const(self._regex(pattern))}.search({key}):"):
+                        value = self._var("e")
+                        self.l(f"{value} = {var}[{key}]")
+                        self._sub(sub, value, self._path + (("k", key),), "/patternProperties/" + ptr(pattern),
+                                  (var, key))
+
+    # ------------------------------------------------------------------ user keywords
+    def generate_custom_keyword(self, name: str, check: Callable[..., bool]) -> None:
+        function = self.const(check)
+        args = f"{self._variable}, {self.const(self._definition[name])}, {self.const(self._definition)}"
+        with self.l(f"if not {function}({args}):"):
+            self.error(name, {}, f'should pass "{name}" keyword validation')
+
+
+class _Block:
+    __slots__ = ("generator",)
+
+    def __init__(self, generator: ValidatorCodeGenerator) -> None:
+        self.generator = generator
+
+    def __enter__(self) -> None:
+        self.generator._indent += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        self.generator._indent -= 1
+
+
+class _NoResolver:
+    """Satisfies fastjsonschema's base constructor; the real resolution is :class:`RefIndex`."""
+
+    def get_uri(self) -> str:
+        return ""
+
+    def get_scope_name(self) -> str:
+        return "validate"
+
+
+G = ValidatorCodeGenerator
+# Ajv 8's evaluation order: type (and its coercion) first, then the keywords that apply
+# to any type, then the number, string, array and object groups (defaults at the start
+# of the object/array group), user keywords last.
+_ORDER: tuple[tuple[tuple[str, ...], Callable[[ValidatorCodeGenerator], None]], ...] = (
+    (("nullable",), G.generate_nullable),
+    (("type",), G.generate_type),
+    (("$ref",), G.generate_ref),
+    (("const",), G.generate_const),
+    (("enum",), G.generate_enum),
+    (("not",), G.generate_not),
+    (("anyOf",), G.generate_any_of),
+    (("oneOf",), G.generate_one_of),
+    (("allOf",), G.generate_all_of),
+    (("if",), G.generate_if_then_else),
+    (("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "format"),
+     G.generate_number),
+    (("maxLength", "minLength", "pattern", "format"), G.generate_string),
+    (("items", "maxItems", "minItems", "uniqueItems", "contains"), G.generate_array),
+    (("properties", "required", "maxProperties", "minProperties", "dependencies", "propertyNames",
+      "additionalProperties", "patternProperties"), G.generate_object),
+)
