@@ -1,0 +1,492 @@
+"""The code generator: one response schema in, the Python source of its serializer out.
+
+Architecture (read this first)
+------------------------------
+:class:`SerializerGenerator` walks the schema once. For each subschema it returns a
+:class:`Shaper`: how to turn a Python value held in a local variable into its *shaped*
+value (the JSON tree with only declared properties, coerced to the declared types),
+written as a Python expression. Scalars are inlined (``v if type(v) is str else
+_to_str(v)``); objects, arrays, type lists and ``anyOf``/``oneOf`` become functions
+(``_obj_3``) so recursive schemas terminate and each subschema is written once. The
+entry point ``serialize(data)`` shapes the whole value and encodes it once, in C.
+
+Each keyword has its method (``generate_object``, ``generate_string``, ``generate_const``,
+``generate_any_of``...). Extend by subclassing: override a method, or add a ``format``
+to :attr:`SerializerGenerator.FORMATS` (name -> a runtime callable returning a ``str``).
+
+Safety: no schema text is ever spliced into the source raw. Property names, messages
+and paths reach it through ``repr()`` (always a valid literal of the same string);
+defaults, ``const``/``enum`` values and compiled patterns through the constants
+table (globals ``_c0``, ``_c1``...). Comments carry paths through ``repr()`` too, so a
+newline in a property name cannot end a comment.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..schemas import resolve_ref
+from . import runtime
+from .merging import absolutize, merge_schemas
+
+Schema = dict[str, Any]
+
+
+class SchemaCompileError(ValueError):
+    """The schema asks for something the serializer cannot do (an unknown type, a ``$ref`` loop)."""
+
+
+def _check_not_undefined(var: str) -> str:
+    return f"{var} is not _U"
+
+
+@dataclass(frozen=True)
+class Shaper:
+    """How one subschema shapes the value held in a local variable.
+
+    ``expr(var)`` is a Python expression giving the shaped value of ``var``. ``check(var)``
+    is a cheap condition under which the object fast path may use ``var`` itself (when
+    ``identity``) or ``expr(var)`` without falling back to the general path.
+    """
+
+    expr: Callable[[str], str]
+    check: Callable[[str], str] = _check_not_undefined
+    identity: bool = False
+
+
+# fast-json-stringify infers a missing ``type`` from the keywords present.
+_INFERRED_TYPES = (
+    ("object", ("properties", "required", "additionalProperties", "patternProperties",
+                "maxProperties", "minProperties", "dependencies")),
+    ("array", ("items", "additionalItems", "maxItems", "minItems", "uniqueItems", "contains")),
+    ("string", ("maxLength", "minLength", "pattern")),
+    ("number", ("multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")),
+)
+
+_JSON_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+
+
+class SerializerGenerator:
+    """Generate the serializer source of ``schema`` (``shared``: ``$id`` -> shared schema).
+
+    >>> SerializerGenerator({"type": "string"}).source  # doctest: +ELLIPSIS
+    '...def serialize(data):...'
+    """
+
+    #: ``format`` name -> runtime function turning a value into its ``str``.
+    FORMATS: dict[str, Callable[[Any], str]] = {
+        "date-time": runtime.fmt_date_time,
+        "date": runtime.fmt_date,
+        "time": runtime.fmt_time,
+    }
+
+    #: ``type`` -> the method generating it.
+    TYPE_METHODS: dict[str, str] = {
+        "string": "generate_string",
+        "integer": "generate_integer",
+        "number": "generate_number",
+        "boolean": "generate_boolean",
+        "null": "generate_null",
+        "object": "generate_object",
+        "array": "generate_array",
+    }
+
+    def __init__(self, schema: Any, shared: Mapping[str, Any] | None = None) -> None:
+        self.root = schema
+        self.shared: Mapping[str, Any] = shared if shared is not None else {}
+        self.functions: list[str] = []
+        self.namespace: dict[str, Any] = self._base_namespace()
+        self._constants: dict[int, str] = {}
+        self._function_names: dict[tuple[Any, ...], str] = {}
+        self._derived: dict[tuple[Any, ...], tuple[Schema, Any]] = {}
+        # Derived schemas (merges, type-list members) live as long as the generator, so
+        # the ids that key _function_names are never reused by another object.
+        self._keep: list[Any] = []
+        self._counter = 0
+        entry = self.shaper(schema, schema, "#").expr("data")
+        self.functions.append(
+            "def serialize(data):\n"
+            "    # The whole value is shaped, then encoded once, in C.\n"
+            f"    return _encode({entry})\n")
+        self.source = self._render()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _base_namespace(self) -> dict[str, Any]:
+        return {
+            "_U": runtime.UNDEFINED, "_INF": runtime.INF, "_NINF": runtime.NINF,
+            "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
+            "_to_bool": runtime.to_bool, "_plain": runtime.plain, "_key_str": runtime.key_str,
+            "_as_mapping": runtime.as_mapping, "_as_list": runtime.as_list,
+            "_required": runtime.required_error, "_mismatch": runtime.mismatch_error,
+            "_Error": runtime.SerializationError, "_encode": runtime.encode,
+            "_Mapping": Mapping, "_PLAIN_SCALARS": frozenset((str, int, bool, type(None))),
+            "_datetime_types": runtime.DATETIME_TYPES,
+        }
+
+    def _render(self) -> str:
+        header = ("# Generated by framework.serialization.SerializerGenerator.\n"
+                  "# One function per object, array, type list and anyOf/oneOf subschema;\n"
+                  "# scalars are inlined. Names starting with _c are constants (values,\n"
+                  "# compiled patterns) from the schema, never spliced into this text.\n\n")
+        return header + "\n\n".join(self.functions)
+
+    def constant(self, value: Any) -> str:
+        """The global name under which generated code reads ``value``."""
+        key = id(value)
+        name = self._constants.get(key)
+        if name is None:
+            name = f"_c{len(self._constants)}"
+            self._constants[key] = name
+            self.namespace[name] = value
+            self._keep.append(value)
+        return name
+
+    def _new_function(self, kind: str, key: tuple[Any, ...]) -> tuple[str, bool]:
+        name = self._function_names.get(key)
+        if name is not None:
+            return name, False
+        self._counter += 1
+        name = f"_{kind}_{self._counter}"
+        self._function_names[key] = name
+        return name, True
+
+    def resolve(self, schema: Any, document: Any) -> tuple[Any, Any]:
+        """Follow ``$ref`` (siblings of ``$ref`` are ignored, as in draft 7)."""
+        for _ in range(64):
+            if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+                return schema, document
+            schema, document = resolve_ref(schema["$ref"], document, self.shared)
+        raise SchemaCompileError(f"$ref loop at {schema.get('$ref')!r}")
+
+    def normalize(self, schema: Any, document: Any, depth: int = 0) -> tuple[Schema, Any]:
+        """``schema`` with ``$ref`` followed and ``allOf`` merged; boolean schemas as ``{}``."""
+        if depth > 64:
+            raise SchemaCompileError("allOf/$ref nesting too deep (a loop?)")
+        schema, document = self.resolve(schema, document)
+        if not isinstance(schema, dict):
+            return {}, document
+        all_of = schema.get("allOf")
+        if not isinstance(all_of, list):
+            return schema, document
+        key = ("allOf", id(schema), id(document))
+        cached = self._derived.get(key)
+        if cached is None:
+            base = {k: v for k, v in schema.items() if k != "allOf"}
+            parts = [base]
+            for part in all_of:
+                part_schema, part_doc = self.normalize(part, document, depth + 1)
+                parts.append(part_schema if part_doc is document else absolutize(part_schema, part_doc))
+            merged = merge_schemas(parts)
+            cached = self._derived[key] = self.normalize(merged, document, depth + 1)
+            self._keep.append(merged)
+        return cached
+
+    @staticmethod
+    def types_of(schema: Schema) -> list[str] | None:
+        """The declared (or, as fast-json-stringify does, inferred) types; ``None``: untyped."""
+        declared = schema.get("type")
+        if declared is None:
+            for inferred, keywords in _INFERRED_TYPES:
+                if any(keyword in schema for keyword in keywords):
+                    return [inferred]
+            return None
+        types = declared if isinstance(declared, list) else [declared]
+        for kind in types:
+            if kind not in _JSON_TYPES:
+                raise SchemaCompileError(f"{kind!r} unsupported")
+        return list(dict.fromkeys(types))
+
+    # ------------------------------------------------------------------ dispatch
+
+    def shaper(self, schema: Any, document: Any, path: str) -> Shaper:
+        """The :class:`Shaper` of any subschema: the dispatch on its keywords."""
+        schema, document = self.normalize(schema, document)
+        if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
+            return self.generate_any_of(schema, document, path)
+        types = self.types_of(schema)
+        nullable = schema.get("nullable") is True
+        if "const" in schema:
+            return self.generate_const(schema, document, path,
+                                       nullable=nullable or bool(types and "null" in types))
+        if types is None:
+            shaper = self.generate_untyped(schema, document, path)
+        elif len(types) > 1:
+            return self.generate_type_list(schema, document, path, types)
+        else:
+            shaper = getattr(self, self.TYPE_METHODS[types[0]])(schema, document, path)
+        if nullable and types != ["null"]:
+            return self.generate_nullable(shaper)
+        return shaper
+
+    # ------------------------------------------------------------------ keywords
+
+    def generate_nullable(self, inner: Shaper) -> Shaper:
+        """``nullable: true``: ``None`` stays ``null`` instead of coercing to ``""``/``0``/``{}``."""
+        return Shaper(expr=lambda v: f"(None if {v} is None else {inner.expr(v)})",
+                      check=inner.check, identity=inner.identity)
+
+    def generate_const(self, schema: Schema, document: Any, path: str, nullable: bool) -> Shaper:
+        """``const``: the constant, whatever the value (fast-json-stringify does the same)."""
+        name = self.constant(runtime.plain(schema["const"]))
+        if nullable:
+            return Shaper(expr=lambda v: f"(None if {v} is None else {name})")
+        return Shaper(expr=lambda v: name)
+
+    def generate_untyped(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """No type (``{}``, ``true``, an ``enum`` alone): the value as plain JSON."""
+        return Shaper(expr=lambda v: f"({v} if type({v}) in _PLAIN_SCALARS else _plain({v}))",
+                      check=lambda v: f"type({v}) in _PLAIN_SCALARS", identity=True)
+
+    def generate_string(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``string``, with ``format`` date-time/date/time for datetime objects."""
+        fmt = schema.get("format")
+        if isinstance(fmt, str) and fmt in self.FORMATS:
+            helper = self.constant(self.FORMATS[fmt])
+            return Shaper(expr=lambda v: f"{helper}({v})")
+        return Shaper(expr=lambda v: f"({v} if type({v}) is str else _to_str({v}))",
+                      check=lambda v: f"type({v}) is str", identity=True)
+
+    def generate_integer(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``integer``: floats truncate; ``type(v) is int`` keeps bools on the coercing path."""
+        return Shaper(expr=lambda v: f"({v} if type({v}) is int else _to_int({v}))",
+                      check=lambda v: f"type({v}) is int", identity=True)
+
+    def generate_number(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``number``: ints and finite floats as they are; ``+-inf``/``nan`` become ``null``."""
+        def check(v: str) -> str:
+            return f"(type({v}) is float and _NINF < {v} < _INF or type({v}) is int)"
+        return Shaper(expr=lambda v: f"({v} if {check(v)} else _to_num({v}))", check=check, identity=True)
+
+    def generate_boolean(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``boolean``: the truthiness of the value."""
+        return Shaper(expr=lambda v: f"({v} if type({v}) is bool else _to_bool({v}))",
+                      check=lambda v: f"type({v}) is bool", identity=True)
+
+    def generate_null(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``null``: always ``null``."""
+        return Shaper(expr=lambda v: "None")
+
+    def generate_object(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``object``: a function with a fast path and a general path (see :meth:`object_body`)."""
+        name, new = self._new_function("obj", ("object", id(schema), id(document)))
+        if new:
+            self.functions.append(self.object_body(name, schema, document, path))
+        return Shaper(expr=lambda v: f"{name}({v})")
+
+    def object_body(self, name: str, schema: Schema, document: Any, path: str) -> str:
+        """The source of an object function.
+
+        Fast path: a plain dict holding every declared property with values already of
+        their exact types, and no ``patternProperties``/``additionalProperties``: one
+        subscript per property (a ``KeyError`` leaves it), one cheap check each, and a
+        dict literal with literal keys. Anything else takes the general path, which
+        handles missing properties, defaults, ``UNDEFINED``, coercions and extras.
+        """
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
+        required = [key for key in dict.fromkeys(schema.get("required") or ()) if isinstance(key, str)]
+        required_set = set(required)
+        # fast-json-stringify v5: required properties first, each group in schema order.
+        order = sorted(properties, key=lambda key: key not in required_set)
+        patterns = schema.get("patternProperties")
+        patterns = patterns if isinstance(patterns, dict) else {}
+        additional = schema.get("additionalProperties")
+        has_extras = bool(patterns) or (additional is not None and additional is not False)
+        only_required = [key for key in required if key not in properties]
+
+        shapers = {key: self.shaper(properties[key], document, f"{path}/properties/{key}") for key in order}
+
+        lines = [f"def {name}(v):", f"    # {path!r}"]
+        if order and not has_extras:
+            lines += ["    if type(v) is dict:", "        try:"]
+            for index, key in enumerate(order):
+                lines.append(f"            p{index} = v[{key!r}]")
+            for index, key in enumerate(only_required):
+                lines.append(f"            r{index} = v[{key!r}]")
+            lines += ["        except KeyError:", "            pass", "        else:"]
+            checks = [shapers[key].check(f"p{index}") for index, key in enumerate(order)]
+            checks += [f"r{index} is not _U" for index in range(len(only_required))]
+            values = ", ".join(
+                f"{key!r}: " + (f"p{index}" if shapers[key].identity else shapers[key].expr(f"p{index}"))
+                for index, key in enumerate(order))
+            condition = " and ".join(checks)
+            lines += [f"            if {condition}:", f"                return {{{values}}}"]
+
+        lines += ["    if v is None or v is _U:", "        return {}",
+                  "    if type(v) is not dict:", f"        v = _as_mapping(v, {path!r})",
+                  "    out = {}"]
+        for key in order:
+            prop_schema, _ = self.normalize(properties[key], document)
+            quoted = json.dumps(key, ensure_ascii=False)
+            lines += [f"    p = v.get({key!r}, _U)", "    if p is not _U:",
+                      f"        out[{key!r}] = {shapers[key].expr('p')}"]
+            if "default" in prop_schema:
+                lines += ["    else:", f"        out[{key!r}] = {self.constant(runtime.plain(prop_schema['default']))}"]
+            elif key in required_set:
+                lines += ["    else:", f"        raise _required({quoted!r})"]
+        for key in only_required:
+            quoted = json.dumps(key, ensure_ascii=False)
+            lines += [f"    if v.get({key!r}, _U) is _U:", f"        raise _required({quoted!r})"]
+        if has_extras:
+            lines += self.extras_lines(schema, document, path, properties, patterns, additional)
+        lines.append("    return out")
+        return "\n".join(lines) + "\n"
+
+    def extras_lines(self, schema: Schema, document: Any, path: str, properties: dict[str, Any],
+                     patterns: dict[str, Any], additional: Any) -> list[str]:
+        """``patternProperties`` (first matching pattern wins) then ``additionalProperties``."""
+        declared = self.constant(frozenset(properties))
+        lines = ["    for k, p in v.items():", "        if p is _U:", "            continue",
+                 "        if type(k) is not str:", "            k = _key_str(k)",
+                 f"        if k in {declared}:", "            continue"]
+        for pattern, sub in patterns.items():
+            try:
+                search = re.compile(pattern).search
+            except re.error as error:
+                raise SchemaCompileError(f"invalid patternProperties pattern {pattern!r}: {error}") from None
+            shaper = self.shaper(sub, document, f"{path}/patternProperties/{pattern}")
+            lines += [f"        if {self.constant(search)}(k):", f"            out[k] = {shaper.expr('p')}",
+                      "            continue"]
+        if additional is True:
+            lines.append(f"        out[k] = {self.generate_untyped({}, document, path).expr('p')}")
+        elif isinstance(additional, dict):
+            shaper = self.shaper(additional, document, f"{path}/additionalProperties")
+            lines.append(f"        out[k] = {shaper.expr('p')}")
+        return lines
+
+    def generate_array(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``array``: ``items`` as one schema, or a tuple with ``additionalItems``."""
+        name, new = self._new_function("arr", ("array", id(schema), id(document)))
+        if new:
+            lines = [f"def {name}(v):", f"    # {path!r}",
+                     "    if type(v) is not list:", f"        v = _as_list(v, {path!r})"]
+            items = schema.get("items")
+            if isinstance(items, list):
+                lines += self.tuple_lines(schema, document, path, items)
+            else:
+                item = self.shaper(items if items is not None else {}, document, f"{path}/items")
+                lines.append(f"    return [{item.expr('x')} for x in v]")
+            self.functions.append("\n".join(lines) + "\n")
+        return Shaper(expr=lambda v: f"{name}({v})")
+
+    def tuple_lines(self, schema: Schema, document: Any, path: str, items: list[Any]) -> list[str]:
+        """Tuple form. Extra items need ``additionalItems`` (true or a schema), as in fast-json-stringify."""
+        count = len(items)
+        additional = schema.get("additionalItems")
+        lines = ["    n = len(v)"]
+        if not additional:
+            lines += [f"    if n > {count}:",
+                      f"        raise _Error({f'Item at {count} does not match schema definition.'!r})"]
+        lines.append("    out = []")
+        for index, sub in enumerate(items):
+            shaper = self.shaper(sub, document, f"{path}/items/{index}")
+            lines += [f"    if n > {index}:", f"        x = v[{index}]", f"        out.append({shaper.expr('x')})"]
+        if additional:
+            shaper = (self.generate_untyped({}, document, path) if additional is True
+                      else self.shaper(additional, document, f"{path}/additionalItems"))
+            lines.append(f"    out.extend([{shaper.expr('x')} for x in v[{count}:]])")
+        lines.append("    return out")
+        return lines
+
+    #: The type checks of a type list, in fast-json-stringify's lenient form: ``None``
+    #: passes as a string, number or boolean (and is coerced) when ``null`` is not listed.
+    TYPE_LIST_CHECKS: dict[str, str] = {
+        "null": "v is None",
+        "string": "isinstance(v, str) or v is None or isinstance(v, _datetime_types)",
+        "integer": "(isinstance(v, int) and v is not True and v is not False)"
+                   " or (type(v) is float and v.is_integer()) or v is None",
+        "number": "(isinstance(v, (int, float)) and v is not True and v is not False) or v is None",
+        "boolean": "v is True or v is False or v is None",
+        "object": "isinstance(v, _Mapping)",
+        "array": "isinstance(v, (list, tuple))",
+    }
+
+    def generate_type_list(self, schema: Schema, document: Any, path: str, types: list[str]) -> Shaper:
+        """``type: [...]``: the first type whose check passes (``null`` tried first)."""
+        name, new = self._new_function("types", ("types", id(schema), id(document)))
+        if new:
+            lines = [f"def {name}(v):", f"    # {path!r}"]
+            nullable = schema.get("nullable") is True
+            if nullable and "null" not in types:
+                lines += ["    if v is None:", "        return None"]
+            for kind in sorted(types, key=lambda t: t != "null"):
+                single = {k: val for k, val in schema.items() if k not in ("type", "nullable")}
+                single["type"] = kind
+                self._keep.append(single)
+                shaper = self.shaper(single, document, path)
+                lines += [f"    if {self.TYPE_LIST_CHECKS[kind]}:", f"        return {shaper.expr('v')}"]
+            lines.append(f"    raise _mismatch({path!r})")
+            self.functions.append("\n".join(lines) + "\n")
+        return Shaper(expr=lambda v: f"{name}({v})")
+
+    def generate_any_of(self, schema: Schema, document: Any, path: str) -> Shaper:
+        """``anyOf``/``oneOf``: the first branch whose cheap check (:meth:`branch_check`) passes.
+
+        Each branch is merged with the schema around the ``anyOf`` (minus the ``anyOf``),
+        as fast-json-stringify does.
+        """
+        keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
+        name, new = self._new_function("any", (keyword, id(schema), id(document)))
+        if new:
+            base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+            lines = [f"def {name}(v):", f"    # {path!r}"]
+            for index, branch in enumerate(schema[keyword]):
+                branch_schema, branch_doc = self.normalize(branch, document)
+                if branch_doc is not document:
+                    branch_schema = absolutize(branch_schema, branch_doc)
+                merged, _ = self.normalize(merge_schemas([base, branch_schema]), document)
+                self._keep.append(merged)
+                branch_path = f"{path}/{keyword}/{index}"
+                shaper = self.shaper(merged, document, branch_path)
+                lines += [f"    if {self.branch_check(merged, document)}:", f"        return {shaper.expr('v')}"]
+            lines.append(f"    raise _mismatch({path!r})")
+            self.functions.append("\n".join(lines) + "\n")
+        return Shaper(expr=lambda v: f"{name}({v})")
+
+    #: Strict type checks for ``anyOf`` branches: ``None`` matches only ``null``/nullable.
+    BRANCH_CHECKS: dict[str, str] = {
+        "null": "v is None",
+        "string": "isinstance(v, str)",
+        "integer": "((isinstance(v, int) and v is not True and v is not False)"
+                   " or (type(v) is float and v.is_integer()))",
+        "number": "(isinstance(v, (int, float)) and v is not True and v is not False)",
+        "boolean": "(v is True or v is False)",
+        "object": "isinstance(v, _Mapping)",
+        "array": "isinstance(v, (list, tuple))",
+    }
+
+    def branch_check(self, schema: Schema, document: Any) -> str:
+        """A cheap test that ``v`` fits a branch: its type, ``const``/``enum``, and for
+        objects the ``required`` keys present and ``const``/``enum`` properties matching
+        (what discriminated unions rely on)."""
+        if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
+            return "True"
+        types = self.types_of(schema)
+        conditions: list[str] = []
+        if types is not None:
+            type_checks = [self.BRANCH_CHECKS[kind] for kind in types]
+            if "string" in types and isinstance(schema.get("format"), str) and schema["format"] in self.FORMATS:
+                type_checks.append("isinstance(v, _datetime_types)")
+            if schema.get("nullable") is True and "null" not in types:
+                type_checks.append("v is None")
+            conditions.append("(" + " or ".join(type_checks) + ")")
+        if "const" in schema:
+            conditions.append(f"v == {self.constant(schema['const'])}")
+        elif isinstance(schema.get("enum"), list):
+            conditions.append(f"v in {self.constant(list(schema['enum']))}")
+        if types == ["object"]:
+            for key in dict.fromkeys(schema.get("required") or ()):
+                if isinstance(key, str):
+                    conditions.append(f"v.get({key!r}, _U) is not _U")
+            properties = schema.get("properties")
+            for key, sub in (properties.items() if isinstance(properties, dict) else ()):
+                sub, _ = self.resolve(sub, document)
+                if isinstance(sub, dict) and "const" in sub:
+                    conditions.append(f"v.get({key!r}, _U) == {self.constant(sub['const'])}")
+                elif isinstance(sub, dict) and isinstance(sub.get("enum"), list):
+                    conditions.append(f"v.get({key!r}, _U) in {self.constant(list(sub['enum']))}")
+        return " and ".join(conditions) or "True"

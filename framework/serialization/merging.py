@@ -1,0 +1,98 @@
+"""``allOf`` (and ``anyOf``/``oneOf`` branches) merged into one schema, as fast-json-stringify does.
+
+A serializer cannot check several schemas against one value; it needs one shape. The
+parts are merged keyword by keyword: ``properties`` and ``patternProperties`` are
+united (a property named in several parts gets ``{"allOf": [...]}``, merged in turn when
+the generator reaches it), ``required`` is united in order, ``type`` is intersected,
+``additionalProperties: false`` in any part wins, and for any other keyword the first
+part that has it wins.
+
+Parts may come from different documents (a ``$ref`` into a shared schema): their local
+references are rewritten to absolute ones (``item.json#/definitions/x``) first, so the
+merged schema resolves them from any document.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+Schema = dict[str, Any]
+
+
+def absolutize(schema: Any, document: Any) -> Any:
+    """A deep copy of ``schema`` whose local ``$ref`` name ``document``'s ``$id``."""
+    doc_id = document.get("$id") if isinstance(document, dict) else None
+    if not isinstance(doc_id, str) or not doc_id or doc_id.startswith("#"):
+        return copy.deepcopy(schema)
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {}
+            for key, value in node.items():
+                if key == "$ref" and isinstance(value, str) and value.startswith("#"):
+                    out[key] = doc_id + value
+                else:
+                    out[key] = walk(value)
+            return out
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    return walk(schema)
+
+
+def _merge_type(first: Any, second: Any) -> Any:
+    as_list = lambda t: list(t) if isinstance(t, list) else [t]  # noqa: E731
+    left, right = as_list(first), as_list(second)
+    merged = [t for t in left if t in right]
+    # integer is a number: the narrower type survives the intersection.
+    if "integer" in left and "number" in right and "integer" not in merged:
+        merged.append("integer")
+    if "integer" in right and "number" in left and "integer" not in merged:
+        merged.append("integer")
+    if not merged:
+        return first
+    return merged[0] if len(merged) == 1 else merged
+
+
+def _merge_maps(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(first)
+    for key, sub in second.items():
+        merged[key] = {"allOf": [merged[key], sub]} if key in merged else sub
+    return merged
+
+
+def merge_schemas(parts: list[Any]) -> Schema:
+    """One schema equivalent, for serialization, to all of ``parts`` (already ``$ref``-free at top)."""
+    merged: Schema = {}
+    for part in parts:
+        if part is True or part == {}:
+            continue
+        if part is False or not isinstance(part, dict):
+            continue
+        for key, value in part.items():
+            if key == "$id":
+                continue
+            if key not in merged:
+                merged[key] = copy.copy(value) if isinstance(value, (dict, list)) else value
+            elif key == "type":
+                merged["type"] = _merge_type(merged["type"], value)
+            elif key in ("properties", "patternProperties") and isinstance(value, dict):
+                merged[key] = _merge_maps(merged[key], value)
+            elif key == "required" and isinstance(value, list):
+                merged["required"] = list(dict.fromkeys([*merged["required"], *value]))
+            elif key == "additionalProperties":
+                old = merged[key]
+                if old is False or value is False:
+                    merged[key] = False
+                elif isinstance(old, dict) and isinstance(value, dict):
+                    merged[key] = {"allOf": [old, value]}
+                elif isinstance(value, dict):
+                    merged[key] = value
+            elif key in ("items", "additionalItems") and isinstance(value, dict) and isinstance(merged[key], dict):
+                merged[key] = {"allOf": [merged[key], value]}
+            elif key == "nullable":
+                merged["nullable"] = merged["nullable"] is True and value is True
+            elif key == "enum" and isinstance(value, list) and isinstance(merged["enum"], list):
+                merged["enum"] = [item for item in merged["enum"] if item in value]
+    return merged

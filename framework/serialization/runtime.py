@@ -1,0 +1,303 @@
+"""Run-time helpers of generated serializers: coercions, plain values, the final encode.
+
+Generated code takes the fast path inline (``v if type(v) is str else _to_str(v)``) and
+calls these only when a value is not already of the declared type, so they may be
+thorough rather than quick. Every helper returns a *shaped* value: a tree of exact
+``dict``/``list``/``str``/``int``/``float``/``bool``/``None`` that any JSON encoder
+writes without a ``default`` hook, with finite floats only.
+
+Coercions follow fast-json-stringify v5 (fastify-behaviours 2.5), in Python terms:
+
+========== ============================================================================
+type       value -> output
+========== ============================================================================
+string     ``None`` -> ``""``; ``True`` -> ``"true"``; numbers -> ``str()``; datetime,
+           date, time -> ISO; ``Enum`` -> its value; bytes -> UTF-8 text; else ``str()``
+integer    floats truncate (``1.7`` -> ``1``); ``None`` -> ``0``; bools -> ``0``/``1``;
+           numeric strings parse; non-finite or non-numeric -> :class:`SerializationError`
+number     ``None`` -> ``0``; ``+-inf``/``nan`` -> ``null``; numeric strings parse;
+           ``"world"`` -> ``The value "world" cannot be converted to a number.``
+boolean    truthiness
+========== ============================================================================
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+import json
+import math
+import numbers
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+from typing import Any, Callable
+
+from ..errors import FrameworkError
+from ..undefined import UNDEFINED
+
+try:  # orjson is optional: measured about 4x ujson's encode time, see benchmarks/serialization.py
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - exercised only where orjson is absent
+    _orjson = None
+import ujson as _ujson
+
+INF = math.inf
+NINF = -math.inf
+DATETIME_TYPES = (_dt.datetime, _dt.date, _dt.time)
+
+__all__ = ["SerializationError", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
+           "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "encode", "required_error",
+           "mismatch_error"]
+
+
+class SerializationError(FrameworkError):
+    """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
+
+    status_code = 500
+
+
+def required_error(quoted_name: str) -> SerializationError:
+    """``"name" is required!`` (``quoted_name`` is the JSON text of the property name)."""
+    return SerializationError(f"{quoted_name} is required!")
+
+
+def mismatch_error(path: str) -> SerializationError:
+    return SerializationError(f"The value of '{path}' does not match schema definition.")
+
+
+def _describe(value: Any) -> str:
+    # fast-json-stringify interpolates JS's String(value); Python's str() is the analogue.
+    if value is None or value is UNDEFINED:
+        return "null" if value is None else "undefined"
+    if value is True or value is False:
+        return "true" if value else "false"
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - a broken __str__ must not hide the real error
+        return object.__repr__(value)
+
+
+# A JSON number literal, optionally surrounded by blanks: what JS's Number() accepts in
+# practice from an API's data. Python's float() also takes "1_000", "inf" and "nan".
+_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*\Z")
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\Z")
+
+
+def _number_from_text(text: str) -> int | float | None:
+    if _INT_TEXT.match(text):
+        return int(text)
+    if _NUMBER_TEXT.match(text):
+        return float(text)
+    return None
+
+
+def to_str(value: Any) -> str:
+    """Coerce ``value`` for a ``string`` schema (the inline fast path took exact ``str``)."""
+    if isinstance(value, str):
+        if isinstance(value, enum.Enum):
+            return to_str(value.value)
+        return str.__str__(value)
+    if value is None or value is UNDEFINED:
+        return ""
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, enum.Enum):
+        return to_str(value.value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise SerializationError("The value cannot be converted to a string: it is not UTF-8.") from None
+    if isinstance(value, re.Pattern):
+        return value.pattern if isinstance(value.pattern, str) else to_str(value.pattern)
+    return str(value)
+
+
+def to_int(value: Any) -> int:
+    """Coerce ``value`` for an ``integer`` schema: floats truncate, as ``Math.trunc`` does."""
+    if isinstance(value, int):  # bool and IntEnum included: both are ints
+        return int(value)
+    if value is None or value is UNDEFINED:
+        return 0
+    if isinstance(value, str):
+        number = _number_from_text(value)
+        if number is not None and not (isinstance(number, float) and not math.isfinite(number)):
+            return int(number)
+    elif isinstance(value, (float, Decimal)) or _is_real(value):
+        try:
+            return math.trunc(value)
+        except (ValueError, OverflowError, TypeError):
+            pass
+    raise SerializationError(f'The value "{_describe(value)}" cannot be converted to an integer.')
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real)
+
+
+def to_num(value: Any) -> int | float | None:
+    """Coerce ``value`` for a ``number`` schema; non-finite numbers become ``None`` (``null``)."""
+    if isinstance(value, float):
+        return float(value) if NINF < value < INF else None
+    if isinstance(value, int):
+        return int(value)
+    if value is None or value is UNDEFINED:
+        return 0
+    if isinstance(value, str):
+        number = _number_from_text(value)
+        if number is not None:
+            return number if NINF < number < INF else None
+    elif isinstance(value, Decimal):
+        if value.is_finite():
+            return int(value) if value == value.to_integral_value() else float(value)
+        return None
+    elif _is_real(value):
+        number = float(value)
+        return number if NINF < number < INF else None
+    raise SerializationError(f'The value "{_describe(value)}" cannot be converted to a number.')
+
+
+def to_bool(value: Any) -> bool:
+    """Coerce ``value`` for a ``boolean`` schema: its truthiness (``UNDEFINED`` is false)."""
+    return bool(value)
+
+
+def key_str(key: Any) -> str:
+    """A non-``str`` dict key as ``json.dumps`` writes it (``True`` -> ``"true"``, ``1`` -> ``"1"``)."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is True or key is False:
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, float):
+        return repr(key) if NINF < key < INF else ("NaN" if key != key else ("Infinity" if key > 0 else "-Infinity"))
+    if isinstance(key, enum.Enum):
+        return key_str(key.value)
+    return str(key)
+
+
+def as_mapping(value: Any, path: str) -> Mapping[Any, Any]:
+    """The mapping an ``object`` schema reads: a Mapping, a dataclass or a named tuple."""
+    if isinstance(value, Mapping):
+        return value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return value._asdict()
+    raise mismatch_error(path)
+
+
+def as_list(value: Any, path: str) -> list[Any]:
+    """The sequence an ``array`` schema reads: any iterable but a string, bytes or mapping."""
+    if value is None or value is UNDEFINED:
+        return []
+    if isinstance(value, (list, tuple, set, frozenset)) or (
+            isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Mapping))):
+        return list(value)
+    raise mismatch_error(path)
+
+
+def plain(value: Any) -> Any:
+    """The JSON value of ``value`` for an untyped schema: ``UNDEFINED`` dict entries dropped.
+
+    Lists hold ``UNDEFINED`` as ``None`` (``JSON.stringify`` writes ``null`` there);
+    non-finite floats become ``None``; dates and times become ISO strings.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return value if NINF < value < INF else None
+    if kind is dict or isinstance(value, Mapping):
+        return {key if type(key) is str else key_str(key): plain(item)
+                for key, item in value.items() if item is not UNDEFINED}
+    if kind is list or isinstance(value, (tuple, set, frozenset)):
+        return [None if item is UNDEFINED else plain(item) for item in value]
+    if value is UNDEFINED:
+        return None
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return to_num(value)
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return to_num(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return to_str(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return plain(as_mapping(value, "#"))
+    raise SerializationError(f"The value of type {type(value).__name__} is not JSON serializable.")
+
+
+def _format(value: Any, kind: str, to_text: Callable[[Any], str]) -> str:
+    if isinstance(value, str):
+        return str.__str__(value)
+    if value is None or value is UNDEFINED:
+        return ""
+    try:
+        return to_text(value)
+    except (AttributeError, TypeError):
+        raise SerializationError(f'The value "{_describe(value)}" cannot be converted to a {kind}.') from None
+
+
+def fmt_date_time(value: Any) -> str:
+    """``format: date-time``: a datetime (or date) as ISO 8601; strings pass through."""
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    return _format(value, "date-time", _reject)
+
+
+def fmt_date(value: Any) -> str:
+    """``format: date``: the date part of a datetime or a date, ISO 8601."""
+    if isinstance(value, _dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, _dt.date):
+        return value.isoformat()
+    return _format(value, "date", _reject)
+
+
+def fmt_time(value: Any) -> str:
+    """``format: time``: the time part of a datetime or a time, ISO 8601."""
+    if isinstance(value, _dt.datetime):
+        return value.time().isoformat()
+    if isinstance(value, _dt.time):
+        return value.isoformat()
+    return _format(value, "time", _reject)
+
+
+def _reject(value: Any) -> str:
+    raise TypeError
+
+
+# The final encode. The shaped tree holds only exact JSON types, so the encoder needs no
+# hook. orjson refuses integers beyond 64 bits and lone surrogates; the stdlib then writes
+# the tree, escaping a lone surrogate as \udXXX so the text still round-trips.
+_json_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
+
+
+def _encode_orjson(shaped: Any, _dumps: Any = _orjson.dumps if _orjson else None) -> str:
+    try:
+        return _dumps(shaped).decode()
+    except TypeError:  # orjson.JSONEncodeError subclasses TypeError
+        return _json_dumps(shaped)
+
+
+def _encode_ujson(shaped: Any, _dumps: Any = _ujson.dumps) -> str:
+    try:
+        # Without keyword arguments: ujson parses them on every call, costing about 1 us.
+        return _dumps(shaped)
+    except (TypeError, OverflowError, UnicodeEncodeError):  # pragma: no cover
+        return _json_dumps(shaped)
+
+
+encode: Callable[[Any], str] = _encode_orjson if _orjson is not None else _encode_ujson
+"""Write a shaped tree as JSON text."""
