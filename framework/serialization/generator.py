@@ -484,7 +484,7 @@ class SerializerGenerator:
                     conditions.append(f"v.get({key!r}, _U) is not _U")
             properties = schema.get("properties")
             for key, sub in (properties.items() if isinstance(properties, dict) else ()):
-                sub, _ = self.resolve(sub, document)
+                sub, _ = self.normalize(sub, document)
                 if isinstance(sub, dict) and "const" in sub:
                     conditions.append(f"v.get({key!r}, _U) == {self.constant(sub['const'])}")
                 elif isinstance(sub, dict) and isinstance(sub.get("enum"), list):
