@@ -345,7 +345,7 @@ class Pipeline:
                     hook(request, reply, error)
                 except Exception as hook_error:
                     self.context.log.error("on_error hook failed: %s", hook_error, exc_info=hook_error)
-        handlers = self.error_handlers
+        handlers = self.error_handlers  # ends with the default handler, which always answers
         index = getattr(reply, "_next_error_handler", 0)
         while index < len(handlers):
             handler = handlers[index]
@@ -370,7 +370,6 @@ class Pipeline:
             if isinstance(reply._payload, BaseException):  # a handler sent the same error on
                 continue
             return
-        default_error_handler(error, request, reply)
 
     def _serialization_failed(self, request: "Request", reply: "Reply", error: Exception) -> bytes:
         """Serialization or an ``on_send`` hook failed: answer that error, or if that was
@@ -428,6 +427,7 @@ def _error_handler_chain(context: Any) -> list[Callable[..., Any]]:
         if context._error_handler is not None:
             chain.append(context._error_handler)
         context = context._parent
+    chain.append(default_error_handler)
     return chain
 
 

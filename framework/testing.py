@@ -57,9 +57,13 @@ def inject(app: Callable[..., Any], method: str = "GET", url: str = "/", headers
     environ = builder.get_environ()
     if not any(name.lower() == "content-type" for name in headers):
         environ.pop("CONTENT_TYPE", None)
-    if data is None and not any(name.lower() == "content-length" for name in headers):
+    declared_length = next((value for name, value in headers.items() if name.lower() == "content-length"), None)
+    if declared_length is not None:
+        environ["CONTENT_LENGTH"] = str(declared_length)
+    elif data is None:
         environ.pop("CONTENT_LENGTH", None)
     environ["RAW_URI"] = url
+    environ.setdefault("REMOTE_ADDR", "127.0.0.1")
     environ.update(environ_overrides)
     captured: dict[str, Any] = {}
 

@@ -1,0 +1,163 @@
+"""plugin() wrapper and avvio loading order."""
+import asyncio
+
+import pytest
+
+from framework import Framework, plugin
+from framework.errors import InstanceAlreadyStartedError
+
+
+def test_loading_order_three_levels_and_siblings():
+    app = Framework()
+    order = []
+
+    def leaf(name):
+        def body(instance, opts):
+            order.append(name)
+        body.__name__ = name
+        return body
+
+    def a(instance, opts):
+        order.append("a")
+        instance.register(a1)
+        order.append("a after register")
+        instance.register(leaf("a2"))
+
+    def a1(instance, opts):
+        order.append("a1")
+        instance.register(leaf("a1x"))
+
+    def b(instance, opts):
+        order.append("b")
+        instance.register(leaf("b1"))
+
+    app.register(a)
+    order.append("after register call")
+    app.register(b)
+    app.ready()
+    assert order == ["after register call", "a", "a after register", "a1", "a1x", "a2", "b", "b1"]
+
+
+def test_callback_style_done_and_done_error():
+    app = Framework()
+    loaded = []
+
+    def good(instance, opts, done):
+        loaded.append(opts["x"])
+        done()
+
+    app.register(good, {"x": 1})
+    app.ready()
+    assert loaded == [1]
+
+    failing = Framework()
+    boom = ValueError("plugin said no")
+
+    def bad(instance, opts, done):
+        done(boom)
+
+    failing.register(bad)
+    with pytest.raises(ValueError) as info:
+        failing.ready()
+    assert info.value is boom
+    assert info.value.plugin == "bad"
+
+
+def test_async_plugin_is_awaited():
+    app = Framework()
+
+    async def slow(instance, opts):
+        await asyncio.sleep(0)
+        instance.decorate("loaded", True)
+        instance.get("/a", lambda request, reply: {"loaded": instance.loaded})
+
+    app.register(slow)
+    assert app.inject(url="/a").json() == {"loaded": True}
+
+
+def test_exception_in_plugin_fails_ready_naming_it():
+    app = Framework()
+    error = RuntimeError("cannot connect")
+
+    def database(instance, opts):
+        raise error
+
+    app.register(database)
+    with pytest.raises(RuntimeError) as info:
+        app.ready()
+    assert info.value is error
+    assert "while loading plugin 'database'" in getattr(info.value, "__notes__", [])
+
+
+def test_register_after_ready_is_an_error():
+    app = Framework()
+    app.ready()
+    with pytest.raises(InstanceAlreadyStartedError, match="Cannot register a plugin"):
+        app.register(lambda instance, opts: None)
+    with pytest.raises(InstanceAlreadyStartedError, match="Cannot add route"):
+        app.get("/late", lambda request, reply: None)
+
+
+def test_plugin_options_and_prefix():
+    app = Framework()
+    got = {}
+
+    def api(instance, opts):
+        got.update(opts)
+        instance.get("/items", lambda request, reply: {"prefix": instance.prefix})
+
+    app.register(api, {"a": 1}, prefix="/v1", b=2)
+    assert app.inject(url="/v1/items").json() == {"prefix": "/v1"}
+    assert got == {"a": 1, "prefix": "/v1", "b": 2}
+
+
+def test_wrapped_plugin_ignores_prefix():
+    app = Framework()
+
+    @plugin(name="routes")
+    def routes(instance, opts):
+        instance.get("/fp", lambda request, reply: "ok")
+
+    app.register(routes, prefix="/ignored")
+    assert app.inject(url="/fp").text == "ok"
+    assert app.inject(url="/ignored/fp").status_code == 404
+
+
+def test_plugin_name_dependencies_and_decorators_checks():
+    app = Framework()
+    app.register(plugin(lambda instance, opts: instance.decorate("db", 1), name="db"))
+    app.register(plugin(lambda instance, opts: None, name="needs-db", dependencies=["db"],
+                        decorators={"instance": ["db"]}))
+    app.ready()
+
+    missing_dependency = Framework()
+    missing_dependency.register(plugin(lambda instance, opts: None, name="needs", dependencies=["missing-plugin"]))
+    with pytest.raises(Exception, match="The dependency 'missing-plugin' of plugin 'needs' is not registered"):
+        missing_dependency.ready()
+
+    missing_decorator = Framework()
+    missing_decorator.register(plugin(lambda instance, opts: None, name="needsdec", decorators={"request": ["user"]}))
+    with pytest.raises(Exception, match="The decorator 'user' required by 'needsdec' is not present in Request"):
+        missing_decorator.ready()
+
+
+def test_encapsulate_true_keeps_a_child_context():
+    app = Framework()
+    app.register(plugin(lambda instance, opts: instance.decorate("inner", 1), name="enc", encapsulate=True))
+    app.ready()
+    assert not app.has_decorator("inner")
+
+
+def test_plugin_decorator_forms():
+    @plugin
+    def bare(instance, opts):
+        pass
+
+    @plugin(name="named")
+    def other(instance, opts):
+        pass
+
+    assert bare.__plugin_meta__.name == "bare"
+    assert other.__plugin_meta__.name == "named"
+    with pytest.raises(TypeError):
+        plugin(42)
