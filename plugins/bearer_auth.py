@@ -1,0 +1,290 @@
+"""Bearer-token authentication (the @fastify/bearer-auth plugin, RFC 6750).
+
+``bearer_auth`` is wrapped with ``plugin(...)``: it guards the routes of the context that
+registers it and of that context's descendants, and nothing else. Register it inside a
+child plugin to keep the other routes public (seed 2.1 rule 5, 5.3)::
+
+    from framework import Framework
+    from plugins.bearer_auth import bearer_auth
+
+    app = Framework()
+
+    def private(instance, opts):
+        instance.register(bearer_auth, keys={"a-secret-key"})
+        instance.get("/private", lambda request, reply: {"hello": "friend"})
+
+    app.register(private)
+    app.get("/public", lambda request, reply: {"hello": "world"})
+
+    # GET /public                                     -> 200 {"hello": "world"}
+    # GET /private                                    -> 401 {"error": "missing authorization header"}
+    #                                                    WWW-Authenticate: Bearer
+    # GET /private  Authorization: Bearer nope        -> 401 {"error": "invalid authorization header"}
+    #                                                    WWW-Authenticate: Bearer error="invalid_token"
+    # GET /private  Authorization: Basic a-secret-key -> 401 {"error": "invalid authorization header"}
+    #                                                    WWW-Authenticate: Bearer error="invalid_request"
+    # GET /private  Authorization: Bearer a-secret-key -> 200 {"hello": "friend"}
+
+Options:
+
+``keys``
+    The accepted keys: a list, tuple, set (or other non-string iterable) of non-empty
+    strings without surrounding spaces. Required unless ``auth`` is given.
+``auth``
+    ``auth(key, request) -> bool`` decides instead of ``keys`` (``keys`` is then not
+    used). It may be ``async`` (awaited). A result that is not a ``bool`` is a 500
+    ``{"error": "internal server error"}``; an exception it raises goes to the
+    application's error handling like any hook error.
+``error_response``
+    ``error_response(err) -> payload`` builds the body of a refusal; ``err`` is the
+    exception (``err.message``, ``err.status_code``, ``err.code``). Default:
+    ``{"error": err.message}``.
+``content_type``
+    The content type of a refusal (e.g. ``"application/problem+json"``); default JSON.
+``bearer_type``
+    The scheme word, ``"Bearer"``.
+``spec_compliance``
+    ``"rfc6750"`` (default): the scheme must be written exactly (``Bearer``);
+    ``"rfc6749"``: any case (``bearer``, ``BEARER``).
+``realm``
+    Adds ``realm="..."`` to the ``WWW-Authenticate`` header. Default none.
+``add_hook``
+    ``True`` (default): an ``on_request`` hook checks every request of the guarded
+    routes, before the body is read. ``False``: no hook; the registering context gets
+    ``verify_bearer_auth(request, reply)`` (and ``verify_bearer_auth_factory(**options)``
+    for a verifier with other options) to place as a route's ``on_request`` or
+    ``pre_handler``; it answers the same 401s. The decorator exists once the plugin has
+    loaded, so declare those routes in a plugin registered after it::
+
+        def admin(instance, opts):
+            instance.register(bearer_auth, keys=["admin-key"], add_hook=False)
+
+            def routes(inner, opts):
+                inner.get("/admin", handler, on_request=inner.verify_bearer_auth)
+                inner.get("/status", status)           # public
+
+            instance.register(routes)
+
+The key is what follows ``"Bearer "``, trimmed of surrounding spaces. It is compared
+with every configured key (SHA-256 digests through :func:`hmac.compare_digest`, so
+neither the key's length nor which key matched shows in the timing). Refusals:
+
+=====================================================  ===  ==================================  ======================================
+request                                                 st   body ``error``                      ``WWW-Authenticate``
+=====================================================  ===  ==================================  ======================================
+no ``Authorization`` header (or an empty one)          401  ``missing authorization header``    ``Bearer``
+other scheme, ``Bearer`` without a space or a key      401  ``invalid authorization header``    ``Bearer error="invalid_request"``
+unknown key, or ``auth`` returned ``False``            401  ``invalid authorization header``    ``Bearer error="invalid_token"``
+``auth`` returned something other than a bool          500  ``internal server error``           (none)
+=====================================================  ===  ==================================  ======================================
+
+The header never echoes the key. Bad options (no ``keys`` and no ``auth``, ``keys`` a
+string or not iterable, a key that is not a non-empty string, an unknown
+``spec_compliance``) fail ``ready()`` with a :class:`BearerAuthOptionsError`.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from framework import plugin
+from framework.errors import FrameworkError, create_error
+from framework.hooks import run_coroutine
+
+__all__ = ["bearer_auth", "BearerAuthOptionsError", "MissingAuthorizationHeaderError",
+           "InvalidAuthorizationHeaderError", "InvalidAuthResultError"]
+
+MissingAuthorizationHeaderError = create_error(
+    "FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER", "missing authorization header", 401)
+InvalidAuthorizationHeaderError = create_error(
+    "FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER", "invalid authorization header", 401)
+InvalidAuthResultError = create_error(
+    "FST_BEARER_AUTH_INVALID_AUTH_RESULT", "internal server error", 500)
+
+
+class BearerAuthOptionsError(ValueError):
+    """Options that bearer-auth cannot work with; raised when the plugin loads (``ready()``)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"bearer-auth: {message}")
+        self.code = code
+
+
+_OPTIONS = ("keys", "auth", "error_response", "content_type", "bearer_type", "spec_compliance",
+            "realm", "add_hook")
+_IGNORED = ("prefix",)  # register() options that concern the framework, not this plugin
+_SPECS = ("rfc6750", "rfc6749")
+
+
+def _default_error_response(err: FrameworkError) -> dict[str, str]:
+    return {"error": err.message}
+
+
+def _digest(key: str) -> bytes:
+    try:
+        raw = key.encode("latin-1")  # a header value as WSGI gives it: bytes seen as latin-1
+    except UnicodeEncodeError:
+        raw = key.encode("utf-8")
+    return hashlib.sha256(raw).digest()
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _check_keys(keys: Any) -> tuple[bytes, ...]:
+    if isinstance(keys, (str, bytes, bytearray, Mapping)) or not isinstance(keys, Iterable):
+        raise BearerAuthOptionsError(
+            "FST_BEARER_AUTH_INVALID_KEYS_OPTION_TYPE",
+            f"keys has to be a list, tuple or set of strings, not {type(keys).__name__}")
+    keys = list(keys)
+    for key in keys:
+        if not isinstance(key, str):
+            raise BearerAuthOptionsError(
+                "FST_BEARER_AUTH_KEYS_OPTION_INVALID_KEY_TYPE",
+                f"keys has to contain only string entries, found a {type(key).__name__}")
+        if not key or key != key.strip():
+            raise BearerAuthOptionsError(
+                "FST_BEARER_AUTH_KEYS_OPTION_INVALID_KEY",
+                "keys has to contain non-empty strings without surrounding spaces "
+                "(the key a client sends is trimmed, so such a key could never match)")
+    # Stored as UTF-8 digests: a client's key arrives as raw header bytes.
+    return tuple(hashlib.sha256(key.encode("utf-8")).digest() for key in keys)
+
+
+class BearerVerifier:
+    """Checks one request; ``verifier(request, reply)`` is an ``on_request``-style hook.
+
+    It returns ``None`` for an accepted request and sends the refusal otherwise (a hook
+    that sends ends the request's hook chain).
+    """
+
+    __slots__ = ("_digests", "_auth", "_error_response", "_content_type", "_prefix", "_fold",
+                 "_challenge", "_options")
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
+        if unknown:
+            raise BearerAuthOptionsError(
+                "FST_BEARER_AUTH_UNKNOWN_OPTION",
+                f"unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+        self._options = {k: v for k, v in options.items() if k in _OPTIONS}
+        keys = options.get("keys")
+        auth = options.get("auth")
+        if auth is not None and not callable(auth):
+            raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_AUTH_OPTION",
+                                         "auth has to be a function (key, request) -> bool")
+        if auth is None and keys is None:
+            raise BearerAuthOptionsError("FST_BEARER_AUTH_MISSING_KEYS",
+                                         "give keys (the accepted keys) or auth (a function)")
+        self._digests = _check_keys(keys) if keys is not None else ()
+        if auth is None and not self._digests:
+            raise BearerAuthOptionsError(
+                "FST_BEARER_AUTH_EMPTY_KEYS",
+                "keys is empty and no auth function is given: every request would be refused")
+        self._auth = auth
+        error_response = options.get("error_response") or _default_error_response
+        if not callable(error_response):
+            raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_ERROR_RESPONSE",
+                                         "error_response has to be a function err -> payload")
+        self._error_response = error_response
+        self._content_type = options.get("content_type")
+        bearer_type = options.get("bearer_type", "Bearer")
+        if not isinstance(bearer_type, str) or not bearer_type or any(c.isspace() for c in bearer_type):
+            raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_BEARER_TYPE",
+                                         f"bearer_type has to be one word such as 'Bearer', got {bearer_type!r}")
+        spec = options.get("spec_compliance", "rfc6750")
+        if spec not in _SPECS:
+            raise BearerAuthOptionsError(
+                "FST_BEARER_AUTH_INVALID_SPEC",
+                f"spec_compliance has to be 'rfc6750' (exact scheme) or 'rfc6749' (any case), got {spec!r}")
+        self._fold = spec == "rfc6749"
+        self._prefix = (bearer_type.lower() if self._fold else bearer_type) + " "
+        realm = options.get("realm")
+        if realm is not None and not isinstance(realm, str):
+            raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_REALM", "realm has to be a string")
+        self._challenge = bearer_type + (f" realm={_quote(realm)}" if realm else "")
+
+    def with_options(self, **options: Any) -> "BearerVerifier":
+        """A verifier with these options replacing this one's."""
+        return BearerVerifier({**self._options, **options})
+
+    def _key(self, header: str) -> str | None:
+        head = header[:len(self._prefix)]
+        if (head.lower() if self._fold else head) != self._prefix:
+            return None
+        return header[len(self._prefix):].strip() or None
+
+    def _matches(self, key: str) -> bool:
+        presented = _digest(key)
+        matched = False
+        for digest in self._digests:  # every key, no early exit
+            matched |= hmac.compare_digest(digest, presented)
+        return matched
+
+    def _refuse(self, reply: Any, error: FrameworkError, rfc6750_error: str | None) -> Any:
+        reply.code(error.status_code)
+        if error.status_code == 401:
+            challenge = self._challenge
+            if rfc6750_error:
+                challenge += ("," if "realm=" in challenge else "") + f' error="{rfc6750_error}"'
+            reply.header("WWW-Authenticate", challenge)
+        if self._content_type:
+            reply.type(self._content_type)
+        return reply.send(self._error_response(error))
+
+    def __call__(self, request: Any, reply: Any) -> Any:
+        header = request.headers.get("authorization")
+        if not header:
+            return self._refuse(reply, MissingAuthorizationHeaderError(), None)
+        key = self._key(header)
+        if key is None:
+            return self._refuse(reply, InvalidAuthorizationHeaderError(), "invalid_request")
+        if self._auth is not None:
+            result = self._auth(key, request)
+            if inspect.isawaitable(result):
+                result = run_coroutine(result)
+            if not isinstance(result, bool):
+                return self._refuse(reply, InvalidAuthResultError(), None)
+            accepted = result
+        else:
+            accepted = self._matches(key)
+        if not accepted:
+            return self._refuse(reply, InvalidAuthorizationHeaderError(), "invalid_token")
+        return None
+
+    def __repr__(self) -> str:
+        return f"<bearer-auth verifier, {len(self._digests)} key(s){', auth' if self._auth else ''}>"
+
+
+def _bearer_auth(instance: Any, opts: Mapping[str, Any]) -> None:
+    options = dict(opts or {})
+    add_hook = options.get("add_hook", True)
+    if not isinstance(add_hook, bool):
+        raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_ADD_HOOK", "add_hook has to be True or False")
+    verifier = BearerVerifier(options)
+    if add_hook:
+        instance.add_hook("on_request", verifier)
+    else:
+        instance.decorate("verify_bearer_auth", verifier)
+        instance.decorate("verify_bearer_auth_factory", _Factory(verifier))
+
+
+class _Factory:
+    """``instance.verify_bearer_auth_factory(**options)``: a verifier with other options."""
+
+    __slots__ = ("_base",)
+
+    def __init__(self, base: BearerVerifier) -> None:
+        self._base = base
+
+    def __call__(self, **options: Any) -> BearerVerifier:
+        return self._base.with_options(**options)
+
+
+_bearer_auth.__doc__ = __doc__
+#: The plugin: ``register(bearer_auth, keys=[...])``. Runs in the registering context.
+bearer_auth = plugin(_bearer_auth, name="bearer-auth")
