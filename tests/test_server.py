@@ -1,0 +1,152 @@
+"""Real HTTP: the app served by gunicorn and by granian (and through listen()), requests over a socket."""
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(port, process, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listened on {port}")
+
+
+def start(command, port):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE)]))
+    process = subprocess.Popen(command, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        wait_for(port, process)
+    except Exception:
+        stop(process)
+        raise
+    return process
+
+
+def stop(process):
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def server_command(server, port):
+    if server == "gunicorn":
+        return [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "1", "tests_app:app"]
+    return [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port),
+            "--workers", "1", "tests_app:app"]
+
+
+SERVERS = ["gunicorn", "granian"]
+
+
+@pytest.fixture(scope="module", params=SERVERS)
+def base_url(request):
+    if request.param == "granian":
+        pytest.importorskip("granian", reason="granian is an optional extra")
+    port = free_port()
+    process = start(server_command(request.param, port), port)
+    yield f"http://127.0.0.1:{port}"
+    stop(process)
+
+
+def call(url, method="GET", body=None, headers=None):
+    req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def test_get_head_and_404(base_url):
+    status, headers, body = call(base_url + "/hello")
+    assert status == 200 and json.loads(body) == {"hello": "world"}
+    assert headers["content-type"] == "application/json; charset=utf-8"
+    status, headers, body = call(base_url + "/hello", method="HEAD")
+    assert status == 200 and body == b"" and headers["content-length"] == "17"
+    status, _, body = call(base_url + "/missing?x=1")
+    assert status == 404 and json.loads(body)["message"] == "Route GET:/missing?x=1 not found"
+
+
+def test_errors_over_http(base_url):
+    status, _, body = call(base_url + "/boom")
+    assert status == 500
+    assert json.loads(body) == {"statusCode": 500, "error": "Internal Server Error", "message": "division by zero"}
+    status, _, body = call(base_url + "/echo", "POST", b'{"a":', {"Content-Type": "application/json"})
+    assert status == 400 and json.loads(body)["error"] == "Bad Request"
+    status, _, body = call(base_url + "/echo", "POST", b"<x/>", {"Content-Type": "application/xml"})
+    assert status == 415
+
+
+def test_large_body_and_limit(base_url):
+    big = json.dumps({"data": "x" * 900_000}).encode()
+    status, _, body = call(base_url + "/echo", "POST", big, {"Content-Type": "application/json"})
+    assert status == 200 and json.loads(body)["body"]["data"] == "x" * 900_000
+
+
+def test_declared_length_over_limit_is_answered_before_the_body_is_sent(base_url):
+    host, port = base_url.rsplit("/", 1)[1].split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 2000000\r\n\r\n")
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        assert response.status == 413
+        assert json.loads(response.read())["code"] == "FST_ERR_CTP_BODY_TOO_LARGE"
+
+
+def test_chunked_upload(base_url):
+    host, port = base_url.rsplit("/", 1)[1].split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10)
+    chunks = [b'{"parts": [', b'"a", "b",', b' "c"]}']
+    connection.request("POST", "/echo", body=iter(chunks), headers={"Content-Type": "application/json"},
+                       encode_chunked=True)
+    response = connection.getresponse()
+    assert response.status == 200
+    assert json.loads(response.read()) == {"size": None, "body": {"parts": ["a", "b", "c"]}}
+    connection.close()
+
+
+@pytest.mark.parametrize("server", SERVERS)
+def test_listen_calls_back_once_listening(server):
+    if server == "granian":
+        pytest.importorskip("granian", reason="granian is an optional extra")
+    port = free_port()
+    process = start([sys.executable, str(HERE / "tests_app.py"), str(port), server], port)
+    try:
+        status, _, body = call(f"http://127.0.0.1:{port}/hello")
+        assert status == 200 and json.loads(body) == {"hello": "world"}
+    finally:
+        stop(process)
+    assert "listening" in process.stdout.read()
