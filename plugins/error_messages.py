@@ -24,7 +24,7 @@ under a schema node, and with ``all_errors`` off validation stops at the first o
     def create(request, reply):
         return request.body
 
-    # POST /users {"name": ""}  -> 400, message "body/name name must be a non-empty string, body age is required"
+    # POST /users {"name": ""}  -> 400, message "body age is required, body/name name must be a non-empty string"
     # POST /users {"name": "a", "age": -1} -> 400, message "body/age age cannot be negative"
 
 Forms of ``errorMessage`` on a schema node (ajv-errors 3 semantics):
