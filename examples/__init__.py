@@ -1,0 +1,1 @@
+"""Example applications: ``examples.app`` (see its docstring) and ``examples.app_wrapped``."""
