@@ -1,0 +1,284 @@
+"""The example application served by gunicorn, checked with the README's curl commands.
+
+``README_EXAMPLES`` and ``README_WRAPPED_EXAMPLES`` hold the README's commands (against
+port 3000) and their exact outputs, in order (the item ids depend on it). The tests send
+the same requests with urllib to a gunicorn started on a free port and compare the
+output curl would print; when curl is installed, the commands themselves are run too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README_HOST = "127.0.0.1:3000"
+
+#: curl's -w formats used in the README: body then status; or status then the challenge.
+BODY_AND_STATUS = r"-w '\n%{http_code}\n'"
+STATUS_AND_CHALLENGE = r"-o /dev/null -w '%{http_code} %header{www-authenticate}\n'"
+
+# Each entry: the curl command as the README prints it, the request it sends, and the
+# exact output. Start the server with: gunicorn examples.app:app --bind 127.0.0.1:3000
+README_EXAMPLES = [
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/child",
+     "method": "GET", "path": "/child", "headers": {}, "data": None,
+     "output": '{"root_decorator":"root","child_decorator":"child"}\n200\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/grandchild",
+     "method": "GET", "path": "/grandchild", "headers": {}, "data": None,
+     "output": '{"root_decorator":"root","child_decorator":"child","grandchild_decorator":"grandchild"}\n200\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/private",
+     "method": "GET", "path": "/private", "headers": {}, "data": None,
+     "output": '{"error":"missing authorization header"}\n401\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -H 'Authorization: Bearer wrong-key' http://127.0.0.1:3000/private",
+     "method": "GET", "path": "/private", "headers": {"Authorization": "Bearer wrong-key"}, "data": None,
+     "output": '{"error":"invalid authorization header"}\n401\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -H 'Authorization: Bearer demo-key' http://127.0.0.1:3000/private",
+     "method": "GET", "path": "/private", "headers": {"Authorization": "Bearer demo-key"}, "data": None,
+     "output": '{"root_decorator":"root"}\n200\n'},
+    {"curl": r"curl -s -o /dev/null -w '%{http_code} %header{www-authenticate}\n' http://127.0.0.1:3000/private",
+     "method": "GET", "path": "/private", "headers": {}, "data": None,
+     "output": "401 Bearer\n"},
+    {"curl": r"curl -s -o /dev/null -w '%{http_code} %header{www-authenticate}\n' "
+             r"-H 'Authorization: Bearer wrong-key' http://127.0.0.1:3000/private",
+     "method": "GET", "path": "/private", "headers": {"Authorization": "Bearer wrong-key"}, "data": None,
+     "output": '401 Bearer error="invalid_token"\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -H 'Content-Type: application/json' "
+             r"""-d '{"name":"pen","price":1.5,"secret":"dropped"}' http://127.0.0.1:3000/items""",
+     "method": "POST", "path": "/items", "headers": {"Content-Type": "application/json"},
+     "data": '{"name":"pen","price":1.5,"secret":"dropped"}',
+     "output": '{"id":1,"name":"pen","price":1.5,"tags":[]}\n201\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -H 'Content-Type: application/json' "
+             r"""-d '{"price":1}' http://127.0.0.1:3000/items""",
+     "method": "POST", "path": "/items", "headers": {"Content-Type": "application/json"},
+     "data": '{"price":1}',
+     "output": '{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request",'
+               '"message":"body should have required property \'name\'"}\n400\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -H 'Content-Type: application/json' "
+             r"""-d '{"name":"pen","price":-1}' http://127.0.0.1:3000/items""",
+     "method": "POST", "path": "/items", "headers": {"Content-Type": "application/json"},
+     "data": '{"name":"pen","price":-1}',
+     "output": '{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request",'
+               '"message":"body/price should be >= 0"}\n400\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/items/1",
+     "method": "GET", "path": "/items/1", "headers": {}, "data": None,
+     "output": '{"id":1,"name":"pen","price":1.5,"tags":[]}\n200\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/items/abc",
+     "method": "GET", "path": "/items/abc", "headers": {}, "data": None,
+     "output": '{"statusCode":400,"code":"FST_ERR_VALIDATION","error":"Bad Request",'
+               '"message":"params/id should be integer"}\n400\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -X PUT -H 'Content-Type: application/json' "
+             r"""-d '{"name":"fountain pen","price":12,"tags":["office"]}' http://127.0.0.1:3000/items/1""",
+     "method": "PUT", "path": "/items/1", "headers": {"Content-Type": "application/json"},
+     "data": '{"name":"fountain pen","price":12,"tags":["office"]}',
+     "output": '{"id":1,"name":"fountain pen","price":12,"tags":["office"]}\n200\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' 'http://127.0.0.1:3000/items?limit=10'",
+     "method": "GET", "path": "/items?limit=10", "headers": {}, "data": None,
+     "output": '{"items":[{"id":1,"name":"fountain pen","price":12,"tags":["office"]}]}\n200\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' -X DELETE http://127.0.0.1:3000/items/1",
+     "method": "DELETE", "path": "/items/1", "headers": {}, "data": None,
+     "output": "\n204\n"},
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/items/1",
+     "method": "GET", "path": "/items/1", "headers": {}, "data": None,
+     "output": '{"statusCode":404,"code":"ITEM_NOT_FOUND","error":"Not Found",'
+               '"message":"item 1 not found"}\n404\n'},
+]
+
+# Start the server with: EXAMPLE_WRAP_GRANDCHILD=1 gunicorn examples.app:app --bind 127.0.0.1:3000
+# (or gunicorn examples.app_wrapped:app --bind 127.0.0.1:3000)
+README_WRAPPED_EXAMPLES = [
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/child",
+     "method": "GET", "path": "/child", "headers": {}, "data": None,
+     "output": '{"root_decorator":"root","child_decorator":"child","grandchild_decorator":"grandchild"}\n200\n'},
+    {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/grandchild",
+     "method": "GET", "path": "/grandchild", "headers": {}, "data": None,
+     "output": '{"root_decorator":"root","child_decorator":"child","grandchild_decorator":"grandchild"}\n200\n'},
+]
+
+
+def curl_command(example: dict) -> str:
+    """The curl command an example's fields describe (checks the literal text above)."""
+    challenge = example["output"].split(" ")[0].isdigit() and "\n" == example["output"][-1] \
+        and example["output"].count("\n") == 1
+    parts = ["curl -s", STATUS_AND_CHALLENGE if challenge else BODY_AND_STATUS]
+    if example["method"] in ("PUT", "DELETE"):
+        parts.append(f"-X {example['method']}")
+    parts += [f"-H {shlex.quote(f'{k}: {v}')}" for k, v in example["headers"].items()]
+    if example["data"] is not None:
+        parts.append(f"-d {shlex.quote(example['data'])}")
+    parts.append(shlex.quote(f"http://{README_HOST}{example['path']}"))
+    return " ".join(parts)
+
+
+def curl_output(status: int, body: bytes, headers: dict, example: dict) -> str:
+    """What curl prints for this response with the example's -w format."""
+    if STATUS_AND_CHALLENGE in example["curl"]:
+        return f"{status} {headers.get('www-authenticate', '')}\n"
+    return f"{body.decode('utf-8')}\n{status}\n"
+
+
+# ------------------------------------------------------------------- the server
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _request(base: str, method: str, path: str, headers: dict, data: str | None, timeout: float = 10):
+    request = urllib.request.Request(base + path, method=method, headers=headers,
+                                     data=data.encode("utf-8") if data is not None else None)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.read(), {k.lower(): v for k, v in response.headers.items()}
+    except urllib.error.HTTPError as error:
+        with error:
+            return error.code, error.read(), {k.lower(): v for k, v in error.headers.items()}
+
+
+class Server:
+    """``python -m gunicorn <target>`` on a free port; stopped by PID."""
+
+    def __init__(self, target: str, env: dict[str, str]) -> None:
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = tempfile.TemporaryFile()
+        environ = {k: v for k, v in os.environ.items() if k not in ("API_KEYS", "EXAMPLE_WRAP_GRANDCHILD")}
+        environ.update(env)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", target, "--bind", f"127.0.0.1:{self.port}",
+             "--workers", "1", "--log-level", "warning"],
+            cwd=ROOT, env=environ, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.process.returncode}:\n{self.logs()}")
+            try:
+                status, _, _ = _request(self.base, "GET", "/child", {}, None, timeout=1)
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"gunicorn did not answer within {timeout} s:\n{self.logs()}")
+
+    def logs(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode("utf-8", "replace")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()  # SIGTERM to the gunicorn master's PID: graceful stop
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        self.log.close()
+
+
+@pytest.fixture
+def serve():
+    servers = []
+
+    def start(target: str = "examples.app:app", **env: str) -> Server:
+        server = Server(target, env)
+        servers.append(server)
+        server.wait_ready()
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def run_examples(server: Server, examples: list[dict]) -> None:
+    for example in examples:
+        status, body, headers = _request(server.base, example["method"], example["path"],
+                                         example["headers"], example["data"])
+        assert curl_output(status, body, headers, example) == example["output"], example["curl"]
+        if body:
+            assert headers["content-type"] == "application/json; charset=utf-8", example["curl"]
+
+
+# ------------------------------------------------------------------- tests
+
+@pytest.mark.parametrize("example", README_EXAMPLES + README_WRAPPED_EXAMPLES, ids=lambda e: e["curl"][8:70])
+def test_readme_commands_match_their_fields(example):
+    assert example["curl"] == curl_command(example)
+
+
+def test_readme_examples(serve):
+    server = serve()
+    run_examples(server, README_EXAMPLES)
+    # The key never appears in the challenge, and siblings of /private stay public.
+    status, body, headers = _request(server.base, "GET", "/private", {"Authorization": "Bearer sneaky"}, None)
+    assert status == 401 and "sneaky" not in headers["www-authenticate"] and b"sneaky" not in body
+    status, _, headers = _request(server.base, "GET", "/child", {}, None)
+    assert status == 200 and "www-authenticate" not in headers
+
+
+def test_wrapped_grandchild_and_api_keys_from_the_environment(serve):
+    server = serve(EXAMPLE_WRAP_GRANDCHILD="1", API_KEYS="alpha, beta")
+    run_examples(server, README_WRAPPED_EXAMPLES)
+    assert _request(server.base, "GET", "/private", {"Authorization": "Bearer demo-key"}, None)[0] == 401
+    status, body, _ = _request(server.base, "GET", "/private", {"Authorization": "Bearer beta"}, None)
+    assert (status, json.loads(body)) == (200, {"root_decorator": "root"})
+
+
+def test_app_wrapped_module(serve):
+    server = serve("examples.app_wrapped:app")
+    run_examples(server, README_WRAPPED_EXAMPLES)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed: README commands not run literally")
+def test_readme_curl_commands_literally(serve):
+    server = serve()
+    for example in README_EXAMPLES:
+        command = example["curl"].replace(README_HOST, f"127.0.0.1:{server.port}")
+        result = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=20)
+        assert result.stdout == example["output"], command
+
+
+def test_store_gives_unique_ids_under_concurrency():
+    from examples.app import create_app
+
+    app = create_app(api_keys=["k"])
+    ids: list[int] = []
+    lock = threading.Lock()
+
+    def create(n: int) -> None:
+        response = app.inject(method="POST", url="/items", json={"name": f"item {n}", "price": n})
+        with lock:
+            ids.append(response.json()["id"])
+
+    threads = [threading.Thread(target=create, args=(n,)) for n in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(ids) == list(range(1, 41))
+    listed = app.inject(method="GET", url="/items?limit=100").json()["items"]
+    assert len(listed) == 40 and all("revision" not in item for item in listed)
+
+
+def test_api_keys_from_env():
+    from examples.app import DEMO_KEY, api_keys_from_env
+
+    assert api_keys_from_env({}) == [DEMO_KEY] == ["demo-key"]
+    assert api_keys_from_env({"API_KEYS": " a, b ,,c "}) == ["a", "b", "c"]
+    assert api_keys_from_env({"API_KEYS": ""}) == []
