@@ -51,4 +51,5 @@ def version(dist: str) -> str:
 def describe(name: str) -> str:
     mod = load(name)
     dist = getattr(mod, "DIST", None)
-    return f"{mod.LABEL} {version(dist)}" if dist else mod.LABEL
+    ver = version(dist) if dist else "-"
+    return mod.LABEL if ver == "-" else f"{mod.LABEL} {ver}"
