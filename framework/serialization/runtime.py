@@ -284,20 +284,35 @@ def _reject(value: Any) -> str:
 _json_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
 
 
-def _encode_orjson(shaped: Any, _dumps: Any = _orjson.dumps if _orjson else None) -> str:
+orjson_dumps: Callable[[Any], bytes] | None = _orjson.dumps if _orjson is not None else None
+ujson_dumps: Callable[[Any], str] = _ujson.dumps
+#: The encoder generated code calls: "orjson" where installed, else "ujson".
+DEFAULT_ENCODER = "orjson" if _orjson is not None else "ujson"
+
+
+def encode_fallback(shaped: Any) -> str:
+    """The stdlib's encoding of a shaped tree, for what the C encoder refused."""
     try:
-        return _dumps(shaped).decode()
-    except TypeError:  # orjson.JSONEncodeError subclasses TypeError
         return _json_dumps(shaped)
+    except ValueError:  # a non-finite float that orjson would have written as null
+        return _json_dumps(_finite(shaped))
 
 
-def _encode_ujson(shaped: Any, _dumps: Any = _ujson.dumps) -> str:
+def _finite(value: Any) -> Any:
+    if type(value) is float:
+        return value if NINF < value < INF else None
+    if type(value) is dict:
+        return {key: _finite(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_finite(item) for item in value]
+    return value
+
+
+def encode(shaped: Any) -> str:
+    """Write a shaped tree as JSON text (generated code inlines the same steps)."""
     try:
-        # Without keyword arguments: ujson parses them on every call, costing about 1 us.
-        return _dumps(shaped)
-    except (TypeError, OverflowError, UnicodeEncodeError):  # pragma: no cover
-        return _json_dumps(shaped)
-
-
-encode: Callable[[Any], str] = _encode_orjson if _orjson is not None else _encode_ujson
-"""Write a shaped tree as JSON text."""
+        if orjson_dumps is not None:
+            return orjson_dumps(shaped).decode()
+        return ujson_dumps(shaped)
+    except (TypeError, OverflowError, UnicodeEncodeError):  # orjson.JSONEncodeError subclasses TypeError
+        return encode_fallback(shaped)

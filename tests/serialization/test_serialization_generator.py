@@ -457,11 +457,35 @@ def test_traceback_shows_generated_lines():
     assert "raise _required" in text
 
 
-def test_json_fallback_encoder_matches(monkeypatch):
-    # Without orjson, ujson encodes; the shaped tree is the same.
-    data = {"a": 1, "b": "x", "c": [1.5, None, True]}
-    schema = {"type": "object", "additionalProperties": True}
-    generator = SerializerGenerator(schema)
-    generator.namespace["_encode"] = runtime._encode_ujson
+@pytest.mark.parametrize("encoder", ["orjson", "ujson"])
+def test_both_encoders_write_the_same_json(encoder):
+    # Without orjson, ujson encodes; the shaped tree is the same, and so is the JSON value.
+    class Generator(SerializerGenerator):
+        ENCODER = encoder
+
+    data = {"a": 1, "b": "x/y é \ud800", "c": [1.5, None, True, 2 ** 70], "d": {"e": -0.0}}
+    generator = Generator({"type": "object", "additionalProperties": True})
     exec(compile(generator.source, "<test>", "exec"), generator.namespace)
-    assert json.loads(generator.namespace["serialize"](data)) == data
+    out = generator.namespace["serialize"](data)
+    assert json.loads(out) == data
+    out.encode("utf-8")
+
+
+@pytest.mark.parametrize("encoder", ["orjson", "ujson"])
+def test_non_finite_numbers_are_null_with_either_encoder_and_the_fallback(encoder):
+    class Generator(SerializerGenerator):
+        ENCODER = encoder
+
+    schema = obj(n=N, big=I, s=S, items={"type": "array", "items": N})
+    generator = Generator(schema)
+    exec(compile(generator.source, "<test>", "exec"), generator.namespace)
+    serialize = generator.namespace["serialize"]
+    data = {"n": math.inf, "items": [math.nan, -math.inf, 1.5]}
+    assert json.loads(serialize(data)) == {"n": None, "items": [None, None, 1.5]}
+    # a big int or a lone surrogate sends orjson's refusal to the stdlib fallback
+    data.update(big=2 ** 70, s="\ud800")
+    assert json.loads(serialize(data)) == {"n": None, "big": 2 ** 70, "s": "\ud800", "items": [None, None, 1.5]}
+
+
+def test_runtime_encode_helper():
+    assert json.loads(runtime.encode({"a": [1, "\ud800", 2 ** 70]})) == {"a": [1, "\ud800", 2 ** 70]}

@@ -38,9 +38,9 @@ def hostile_strings(marker) -> list[str]:
 
 
 # Identifiers the generator writes itself: its locals, its functions, its namespace.
-LOCALS = re.compile(r"^([prn]\d*|v|x|k|out|data|_(obj|arr|types|any)_\d+)$")
+LOCALS = re.compile(r"^([prn]\d*|v|x|k|out|data|shaped|_(obj|arr|types|any)_\d+)$")
 BUILTINS = {"type", "isinstance", "len", "dict", "list", "tuple", "str", "int", "float", "bool",
-            "KeyError", "True", "False", "None"}
+            "KeyError", "TypeError", "OverflowError", "UnicodeEncodeError", "True", "False", "None"}
 
 
 def assert_only_generated_names(source: str) -> None:
@@ -51,7 +51,7 @@ def assert_only_generated_names(source: str) -> None:
             assert (LOCALS.match(node.id) or node.id in BUILTINS or node.id in namespace
                     or re.match(r"^_c\d+$", node.id)), f"unexpected name {node.id[:80]!r} in generated code"
         elif isinstance(node, ast.Attribute):
-            assert node.attr in ("get", "items", "append", "extend", "is_integer"), node.attr[:80]
+            assert node.attr in ("get", "items", "append", "extend", "is_integer", "decode"), node.attr[:80]
 
 
 def test_hostile_property_names(marker):
