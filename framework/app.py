@@ -103,6 +103,8 @@ class Framework(Context):
                         pending["method"], str) else pending["method"], pending["url"])
                 self._plugin_stack[0]["ms"] = (time.perf_counter() - started) * 1000
                 self._log_requests = self._logger.isEnabledFor(logging.INFO)
+                if self._validator_options:
+                    self._validator_engine()  # validator plugins check their options now
                 self._expose_head_routes()
                 for route in self._all_routes:
                     route.handle = _LazyPipeline(route, self) if self._lazy else Pipeline(route, self)

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 Handler = Callable[[Request, Reply], Any]
 _MUTABLE = (collections.abc.MutableMapping, collections.abc.MutableSequence, collections.abc.MutableSet, bytearray)
-_REQUEST_ATTRIBUTES = frozenset(("environ", "params", "method", "id_number", "_route"))
+_REQUEST_ATTRIBUTES = frozenset(("environ", "params", "_route"))
 _REPLY_ATTRIBUTES = frozenset(("request", "status_code", "sent", "_headers", "_route"))
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 INPUT_PARTS = (("params", "params"), ("body", "body"), ("querystring", "query"), ("headers", "headers"))
 _RESPONSE_KEY = re.compile(r"^(?:[1-5]\d\d|[1-5]xx|default)$")
 _NO_BODY_STATUSES = frozenset((204, 304))
+_STATUS_LINES = {status: f"{status} {text}" for status, text in STATUS_CODES.items()}
 _CHUNK = 65536
 
 
@@ -270,53 +271,57 @@ class Pipeline:
             body = self._serialize(request, reply)
         except Exception as error:
             body = self._serialization_failed(request, reply, error)
-        if not hasattr(body, "__len__"):  # a WSGI application (werkzeug Response) answers itself
+        if type(body) is not bytes:  # a WSGI application (a werkzeug Response) answers itself
             return body(environ, start_response)
         status = reply.status_code
         headers = reply._headers
-        if status in _NO_BODY_STATUSES or status < 200:
+        if status < 200 or status in _NO_BODY_STATUSES:
             body = b""
             headers.pop("content-type", None)
             headers.pop("content-length", None)
         else:
             headers["content-length"] = str(len(body))
-        if request.method == "HEAD":
+        if environ["REQUEST_METHOD"] == "HEAD":
             body = b""
-        start_response(f"{status} {STATUS_CODES.get(status, 'Unknown')}", list(headers.items()))
+        start_response(_STATUS_LINES.get(status) or f"{status} Unknown", list(headers.items()))
         if self.on_response:
             return _AfterResponse(body, self.on_response, request, reply)
         return [body]
 
     def _serialize(self, request: "Request", reply: "Reply") -> Any:
+        """The body as bytes (or a WSGI application to pass through)."""
         while isinstance(reply._payload, BaseException):
             self._handle_error(request, reply, reply._payload)
         payload = reply._payload
+        kind = type(payload)
         headers = reply._headers
-        if payload is None:
-            pass
-        elif type(payload) is str:
+        if kind is str:
             content_type = headers.get("content-type")
             if content_type is None:
                 headers["content-type"] = "text/plain; charset=utf-8"
             elif "charset" not in content_type and "json" in content_type:
                 headers["content-type"] = content_type + "; charset=utf-8"
-        elif isinstance(payload, (bytes, bytearray, memoryview)):
+        elif payload is None:
+            pass
+        elif kind is bytes or kind is bytearray or kind is memoryview:
             if "content-type" not in headers:
                 headers["content-type"] = "application/octet-stream"
-        elif callable(payload) and hasattr(payload, "status_code"):
+        elif kind is not dict and kind is not list and callable(payload) and hasattr(payload, "status_code"):
             return payload  # a werkzeug Response
         else:
             for hook in self.pre_serialization:
                 payload = hook(request, reply, payload)
-            content_type = headers.get("content-type")
             serializer = reply._serializer
             if serializer is None and self.has_response_schemas:
-                serializer = self._response_serializer(reply.status_code, content_type, reply)
-            payload = serializer(payload) if serializer is not None else encoding.dumps(payload)
-            if content_type is None:
+                serializer = self._response_serializer(reply.status_code, headers.get("content-type"), reply)
+            payload = serializer(payload) if serializer is not None else encoding.dumps_bytes(payload)
+            if "content-type" not in headers:
                 headers["content-type"] = ERROR_CONTENT_TYPE
-        for hook in self.on_send:
-            payload = hook(request, reply, payload)
+        if self.on_send:
+            if type(payload) is bytes and "charset=utf-8" in headers.get("content-type", ""):
+                payload = payload.decode()  # hooks get JSON and text as str
+            for hook in self.on_send:
+                payload = hook(request, reply, payload)
         if payload is None:
             return b""
         if type(payload) is str:
@@ -387,7 +392,7 @@ class Pipeline:
         failure = FailedErrorSerializationError(str(error), str(original))
         reply.status_code = 500
         reply._headers = {"content-type": ERROR_CONTENT_TYPE}
-        return encoding.dumps({"statusCode": 500, "code": failure.code, "message": failure.message}).encode()
+        return encoding.dumps_bytes({"statusCode": 500, "code": failure.code, "message": failure.message})
 
 
 class _AfterResponse:

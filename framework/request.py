@@ -54,11 +54,12 @@ def parse_query_string(query_string: str) -> dict[str, Any]:
     query: dict[str, Any] = {}
     if not query_string:
         return query
+    encoded = "%" in query_string or "+" in query_string
     for pair in query_string.split("&"):
         if not pair:
             continue
         key, _, value = pair.partition("=")
-        if "%" in pair or "+" in pair:
+        if encoded:
             key = unquote_plus(key)
             value = unquote_plus(value)
         if key in query:
@@ -101,9 +102,16 @@ class Request:
     def __init__(self, environ: dict[str, Any], params: dict[str, str], route: Any) -> None:
         self.environ = environ
         self.params = params
-        self.method: str = environ["REQUEST_METHOD"]
-        self.id_number = next(_request_ids)
         self._route = route
+
+    @lazy
+    def method(self) -> str:
+        return self.environ["REQUEST_METHOD"]
+
+    @lazy
+    def id_number(self) -> int:
+        """The request's sequence number (taken when the id is first read)."""
+        return next(_request_ids)
 
     @lazy
     def query(self) -> dict[str, Any]:

@@ -74,10 +74,25 @@ class Router(Generic[T]):
             value = routes.get(path)
             if value is not None:
                 return value, {}
-        tree = self._trees.get(method)
-        if tree is None:
+        node = self._trees.get(method)
+        if node is None:
             return None
-        return _match(tree, path.split("/"), 1, [])
+        segments = path.split("/")
+        # Greedy descent (static child first, then the parameter) finds almost every
+        # route; only a dead end pays for the backtracking search.
+        values = []
+        for segment in segments[1:]:
+            child = node.static.get(segment)
+            if child is not None:
+                node = child
+            elif node.param is not None and segment:
+                values.append(segment)
+                node = node.param
+            else:
+                return _match(self._trees[method], segments, 1, [])
+        if node.value is not None:
+            return node.value, dict(zip(node.param_names, values))
+        return _match(self._trees[method], segments, 1, [])
 
     def routes(self) -> Iterator[tuple[str, str]]:
         for method, paths in self._paths.items():
