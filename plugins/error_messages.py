@@ -45,7 +45,10 @@ below it. The new error is a normal record: ``keyword`` ``"errorMessage"``,
 ajv-errors' ``${/json/pointer}`` templates are not supported (the text is used as is).
 Errors reached through a ``$ref`` carry the referenced schema's path (Ajv does the same),
 so an ``errorMessage`` written next to a ``$ref`` does not see them: write it inside the
-referenced schema.
+referenced schema (a definition, or a shared schema added with ``add_schema``). Shared
+schemas are looked up by ``$id`` among those the application compiled; two sibling
+contexts that add different schemas under one ``$id`` share the messages of the one
+compiled last.
 
 Options (``(error_messages, {...})`` in ``validator["plugins"]``): ``keep_errors``
 (``False``; ``True`` keeps the replaced errors after the new one) and ``single_error``
@@ -100,12 +103,23 @@ class _Node:
         self.child = child        # instance token of the child the error lies under
 
 
-def _ancestors(error: Mapping[str, Any], root: Any) -> list[_Node]:
-    """The schema nodes an error's schema path goes through that carry ``errorMessage``."""
+def _ancestors(error: Mapping[str, Any], root: Any,
+               documents: Mapping[str, Any] | None = None) -> list[_Node]:
+    """The schema nodes an error's schema path goes through that carry ``errorMessage``.
+
+    A path ``#/...`` starts at ``root``; ``<id>#/...`` (an error inside a shared schema)
+    starts at ``documents[<id>]``.
+    """
     schema_path = error.get("schema_path")
-    if not isinstance(schema_path, str) or not schema_path.startswith("#") or not isinstance(root, dict):
+    if not isinstance(schema_path, str) or "#" not in schema_path:
         return []
-    raw = schema_path[1:].split("/")[1:] if schema_path != "#" else []
+    document_id, _, fragment = schema_path.partition("#")
+    if document_id:
+        root = (documents or {}).get(document_id)
+    if not isinstance(root, dict):
+        return []
+    prefix = document_id + "#"
+    raw = fragment.split("/")[1:]
     tokens = [unquote(t).replace("~1", "/").replace("~0", "~") for t in raw]
     if not tokens:
         return []
@@ -165,7 +179,7 @@ def _ancestors(error: Mapping[str, Any], root: Any) -> list[_Node]:
         cut = len(instance) - (total - consumed_here) if complete else consumed_here
         if cut < 0 or cut > len(instance):
             continue
-        path = "#" + _pointer(tokens[:used]) if used else "#"
+        path = prefix + _pointer(tokens[:used])
         direct = complete and index == len(walk) - 1
         child = instance[cut] if cut < len(instance) else None
         found.append(_Node(schema, path, used, instance[:cut], direct, child))
@@ -179,13 +193,15 @@ def _new_error(message: str, instance: list[str], node_path: str, replaced: list
 
 
 def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_errors: bool = False,
-                         single_error: bool | str = False) -> list[dict[str, Any]]:
+                         single_error: bool | str = False,
+                         documents: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """The error list with ``errorMessage`` applied for the compiled root ``schema``.
 
-    A pure function: the records given are not modified (the new records hold them in
-    ``params["errors"]``).
+    ``documents`` maps ``$id`` to the shared schemas, for errors whose schema path lies in
+    one (``item#/properties/name/maxLength``). A pure function: the records given are not
+    modified (the new records hold them in ``params["errors"]``).
     """
-    infos = [{n.path: n for n in _ancestors(e, schema)} for e in errors]
+    infos = [{n.path: n for n in _ancestors(e, schema, documents)} for e in errors]
     targets: dict[tuple[str, tuple[str, ...]], _Node] = {}
     for info in infos:
         for node in info.values():
@@ -313,12 +329,17 @@ def error_messages(engine: Any, opts: Mapping[str, Any] | None = None) -> None:
     if not engine.options.get("all_errors"):
         raise ValueError(ALL_ERRORS_REQUIRED)
     engine.add_keyword(KEYWORD)
+    # Shared schemas by $id, for errors inside them: the processor only gets the root.
+    documents: dict[str, Any] = {}
 
     def check(schema: Any, shared: Mapping[str, Any]) -> Any:
         check_error_message_schema(schema)
+        schema_id = schema.get("$id") if isinstance(schema, dict) else None
+        if isinstance(schema_id, str) and schema_id in shared:
+            documents[schema_id] = schema  # the shared schema as compiled
         return schema
 
     engine.add_transform(check)
     engine.add_error_processor(
         lambda errors, schema: apply_error_messages(errors, schema, keep_errors=keep_errors,
-                                                    single_error=single_error))
+                                                    single_error=single_error, documents=documents))

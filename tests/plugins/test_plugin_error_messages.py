@@ -154,3 +154,19 @@ def test_unknown_option_fails_ready():
     app = make_app(USER, plugin_entry=(error_messages, {"keepErrors": True}))
     with pytest.raises(Exception, match="unknown option.*keepErrors"):
         app.ready()
+
+
+def test_messages_inside_shared_schemas_and_definitions():
+    app = Framework(validator={"custom_options": {"all_errors": True}, "plugins": [error_messages]})
+    app.add_schema({"$id": "item", "type": "object",
+                    "properties": {"name": {"type": "string", "maxLength": 2, "errorMessage": "short names only"},
+                                   "pos": {"$ref": "#/definitions/pos"}},
+                    "definitions": {"pos": {"type": "integer", "minimum": 0}}})
+    app.post("/", {"schema": {"body": {
+        "type": "object",
+        "properties": {"item": {"$ref": "item#"}, "size": {"$ref": "#/definitions/size"}},
+        "definitions": {"size": {"type": "integer", "maximum": 9, "errorMessage": "sizes go up to 9"}}}}},
+        lambda request, reply: {})
+    response = app.inject(method="POST", url="/", json={"item": {"name": "abc", "pos": -1}, "size": 10})
+    assert response.json()["message"] == \
+        "body/item/name short names only, body/item/pos should be >= 0, body/size sizes go up to 9"

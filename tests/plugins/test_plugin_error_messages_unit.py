@@ -181,3 +181,13 @@ def test_bad_error_message_values_are_refused(schema, match):
 def test_good_error_message_values_pass():
     check_error_message_schema({"errorMessage": {"required": "x", "properties": {"a": "b"},
                                                  "items": ["c"], "_": "d", "type": "e"}})
+
+
+def test_errors_inside_a_shared_document():
+    shared = {"item": {"$id": "item", "properties": {"name": {"type": "string", "errorMessage": "N!"}}}}
+    errors = [err("type", "/it/name", "item#/properties/name/type")]
+    out = apply_error_messages(errors, {"properties": {"it": {"$ref": "item#"}}}, documents=shared)
+    assert [(e["instance_path"], e["schema_path"], e["message"]) for e in out] == [
+        ("/it/name", "item#/properties/name/errorMessage", "N!")]
+    # Without the document the error is left as it is.
+    assert apply_error_messages(errors, {"properties": {"it": {"$ref": "item#"}}}) == errors
