@@ -113,6 +113,13 @@ class SerializerGenerator:
     #: Which C encoder ``serialize`` calls: ``"orjson"`` (the default where installed) or ``"ujson"``.
     ENCODER: str = runtime.DEFAULT_ENCODER
 
+    @staticmethod
+    def shape_lines(entry: str) -> str:
+        return ("    try:\n"
+                f"        shaped = {entry}\n"
+                "    except RecursionError:\n"
+                "        raise _Error('The value is nested too deeply to serialize.') from None\n")
+
     def entry_point(self, entry: str) -> str:
         """``serialize(data)``: shape the whole value, then encode it once, in C.
 
@@ -121,7 +128,7 @@ class SerializerGenerator:
         """
         if self.ENCODER == "orjson":
             return ("def serialize(data):\n"
-                    f"    shaped = {entry}\n"
+                    + self.shape_lines(entry) +
                     "    try:\n"
                     "        return _orjson_dumps(shaped).decode()\n"
                     "    except TypeError:\n"
@@ -129,7 +136,7 @@ class SerializerGenerator:
                     "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
                     "        return _encode_fallback(shaped)\n")
         return ("def serialize(data):\n"
-                f"    shaped = {entry}\n"
+                + self.shape_lines(entry) +
                 "    try:\n"
                 "        # Without keyword arguments: ujson parses them on every call (~1 us).\n"
                 "        return _ujson_dumps(shaped)\n"

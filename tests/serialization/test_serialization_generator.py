@@ -387,6 +387,27 @@ def test_recursive_schema_gets_a_function_per_subschema():
     assert source.count("def _obj_") == 1 and source.count("def _arr_") == 1
 
 
+def test_recursion_through_any_of_all_of_and_type_lists():
+    tree = {"definitions": {"t": {"$id": "#tree", "anyOf": [
+        {"type": "null"},
+        {"type": "object", "properties": {"v": I, "left": {"$ref": "#tree"}}}]}}, "$ref": "#tree"}
+    assert ser(tree, {"v": "1", "left": {"v": 2, "left": None, "x": 1}}) == '{"v":1,"left":{"v":2,"left":null}}'
+    chain = {"definitions": {"n": {"allOf": [{"type": "object", "properties": {"next": {"$ref": "#/definitions/n"}}},
+                                             {"properties": {"v": S}}]}}, "$ref": "#/definitions/n"}
+    assert ser(chain, {"v": 1, "next": {"v": 2, "next": {"q": 1}}}) == '{"next":{"next":{},"v":"2"},"v":"1"}'
+    listed = {"type": ["object", "null"], "properties": {"next": {"$ref": "#"}, "v": I}}
+    assert ser(listed, {"v": 1.5, "next": {"v": 2, "next": None}}) == '{"next":{"next":null,"v":2},"v":1}'
+
+
+def test_data_nested_too_deeply():
+    listed = {"type": ["object", "null"], "properties": {"next": {"$ref": "#"}, "v": I}}
+    data = None
+    for index in range(5000):
+        data = {"v": index, "next": data}
+    with pytest.raises(SerializationError, match="nested too deeply"):
+        ser(listed, data)
+
+
 def test_unresolvable_ref_raises_at_compile_time():
     with pytest.raises(UnresolvableRefError):
         compile_serializer(obj(a={"$ref": "missing#"}))

@@ -40,7 +40,7 @@ def hostile_strings(marker) -> list[str]:
 # Identifiers the generator writes itself: its locals, its functions, its namespace.
 LOCALS = re.compile(r"^([prn]\d*|v|x|k|out|data|shaped|_(obj|arr|types|any)_\d+)$")
 BUILTINS = {"type", "isinstance", "len", "dict", "list", "tuple", "str", "int", "float", "bool",
-            "KeyError", "TypeError", "OverflowError", "UnicodeEncodeError", "True", "False", "None"}
+            "KeyError", "TypeError", "RecursionError", "OverflowError", "UnicodeEncodeError", "True", "False", "None"}
 
 
 def assert_only_generated_names(source: str) -> None:
