@@ -1,0 +1,20 @@
+"""The examples in README.rst and in the public docstrings run as written."""
+import doctest
+from pathlib import Path
+
+import framework.app
+import framework.validation
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_readme_examples():
+    result = doctest.testfile(str(ROOT / "README.rst"), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 10
+    assert result.failed == 0
+
+
+def test_docstring_examples():
+    for module in (framework.app, framework.validation):
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
