@@ -254,17 +254,10 @@ def test_readme_curl_commands_literally(serve):
         assert result.stdout == example["output"], command
 
 
-def example_module():
-    """``examples.app``, imported from the repository (it is not an installed package)."""
-    if str(ROOT) not in sys.path:
-        sys.path.append(str(ROOT))
-    import examples.app
-
-    return examples.app
-
-
 def test_store_gives_unique_ids_under_concurrency():
-    app = example_module().create_app(api_keys=["k"])
+    from examples.app import create_app  # importable from the repository root (tests/conftest.py)
+
+    app = create_app(api_keys=["k"])
     ids: list[int] = []
     lock = threading.Lock()
 
@@ -284,8 +277,8 @@ def test_store_gives_unique_ids_under_concurrency():
 
 
 def test_api_keys_from_env():
-    module = example_module()
-    DEMO_KEY, api_keys_from_env = module.DEMO_KEY, module.api_keys_from_env
+    from examples.app import DEMO_KEY, api_keys_from_env
+
     assert api_keys_from_env({}) == [DEMO_KEY] == ["demo-key"]
     assert api_keys_from_env({"API_KEYS": " a, b ,,c "}) == ["a", "b", "c"]
     assert api_keys_from_env({"API_KEYS": ""}) == []
