@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -110,8 +111,8 @@ README_WRAPPED_EXAMPLES = [
 
 def curl_command(example: dict) -> str:
     """The curl command an example's fields describe (checks the literal text above)."""
-    challenge = example["output"].split(" ")[0].isdigit() and "\n" == example["output"][-1] \
-        and example["output"].count("\n") == 1
+    # One line "401 Bearer ...": the status-and-challenge format; else body then status.
+    challenge = re.fullmatch(r"\d{3} .*\n", example["output"]) is not None
     parts = ["curl -s", STATUS_AND_CHALLENGE if challenge else BODY_AND_STATUS]
     if example["method"] in ("PUT", "DELETE"):
         parts.append(f"-X {example['method']}")
