@@ -22,9 +22,25 @@ def message_of(error: BaseException) -> str:
     return message if isinstance(message, str) else str(error)
 
 
+class ErrorPayload(dict):  # type: ignore[type-arg]
+    """The default error payload, remembering its error: a response schema written for the
+    error's status may pick up the error's own attributes (``error.hint``...), as Fastify's
+    ``Object.create(error, ...)`` lets it; plain JSON never shows them."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+    def with_error_fields(self) -> dict[str, Any]:
+        fields = {name: value for name, value in vars(self.error).items()
+                  if not name.startswith("_") and name not in self}
+        return {**self, **fields}
+
+
 def error_payload(status: int, error: BaseException) -> dict[str, Any]:
     """Fastify's error payload, keys in the order ``statusCode, code, error, message``."""
-    payload: dict[str, Any] = {"statusCode": status}
+    payload: dict[str, Any] = ErrorPayload(error)
+    payload["statusCode"] = status
     code = getattr(error, "code", None)
     if isinstance(code, str):
         payload["code"] = code

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from . import encoding
 from .content_types import parse_media_type
-from .error_handler import ERROR_CONTENT_TYPE, default_error_handler, status_for
+from .error_handler import ERROR_CONTENT_TYPE, ErrorPayload, default_error_handler, status_for
 from .errors import (STATUS_CODES, BodyTooLargeError, FailedErrorSerializationError, FrameworkError,
                      InvalidContentLengthError, InvalidMediaTypeError, ResponseSchemaKeyError,
                      SchemaSerializationBuildError, SchemaValidationBuildError, SchemaValidationFailure,
@@ -314,6 +314,8 @@ class Pipeline:
             serializer = reply._serializer
             if serializer is None and self.has_response_schemas:
                 serializer = self._response_serializer(reply.status_code, headers.get("content-type"), reply)
+                if serializer is not None and isinstance(payload, ErrorPayload):
+                    payload = payload.with_error_fields()
             payload = serializer(payload) if serializer is not None else encoding.dumps_bytes(payload)
             if "content-type" not in headers:
                 headers["content-type"] = ERROR_CONTENT_TYPE
