@@ -87,7 +87,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from framework import plugin
