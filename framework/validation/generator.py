@@ -684,6 +684,11 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             start = len(self._code)
             self._property_defaults()
             var = self._variable
+            removing = self._removes_additional()
+            if removing:
+                # Removal happens as the object is entered, before ``required`` can stop
+                # the branch: Ajv's documented oneOf gotcha (ajv-compat.md 1.2).
+                self.generate_additional_properties()
             if "maxProperties" in definition:
                 limit = self._limit("maxProperties")
                 with self.l(f"if len({var}) > {limit}:"):
@@ -696,7 +701,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 self.generate_required()
             if "propertyNames" in definition:
                 self.generate_property_names()
-            if "additionalProperties" in definition or (self._remove == "all" and "properties" in definition):
+            if not removing and "additionalProperties" in definition:
                 self.generate_additional_properties()
             if "dependencies" in definition:
                 self.generate_dependencies()
@@ -706,6 +711,12 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 self.generate_pattern_properties()
             if len(self._code) == start and not isinstance(guard, nullcontext):
                 self.l("pass")
+
+    def _removes_additional(self) -> bool:
+        definition = self._definition
+        if self._remove == "all":
+            return "additionalProperties" in definition or "properties" in definition
+        return bool(self._remove) and definition.get("additionalProperties", True) is False
 
     def _default_source(self, value: Any) -> str:
         if isinstance(value, (dict, list)):
@@ -786,7 +797,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         has_patterns = bool(definition.get("patternProperties"))
         precheck = f"if not {var}.keys() <= {declared}:"
         key = self._var("key")
-        if self._remove == "all" or (self._remove and additional is False):
+        if self._removes_additional():
             with self.l(precheck):
                 with self._static_block():
                     with self.l(f"for {key} in [{key} for {key} in {var} if {self._unmatched_test(key)}]:"):
@@ -870,16 +881,22 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
 
 
 class _Block:
-    __slots__ = ("generator",)
+    """``with generator.l("if x:"):`` indents what is emitted inside, and adds ``pass`` if nothing was."""
+
+    __slots__ = ("generator", "start")
 
     def __init__(self, generator: ValidatorCodeGenerator) -> None:
         self.generator = generator
+        self.start = len(generator._code)
 
     def __enter__(self) -> None:
         self.generator._indent += 1
 
     def __exit__(self, *exc: Any) -> None:
-        self.generator._indent -= 1
+        generator = self.generator
+        if len(generator._code) == self.start:
+            generator._code.append("    " * generator._indent + "pass")
+        generator._indent -= 1
 
 
 class _NoResolver:
