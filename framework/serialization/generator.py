@@ -86,6 +86,9 @@ class SerializerGenerator:
         "time": runtime.fmt_time,
     }
 
+    #: Which C encoder ``serialize`` calls: ``"orjson"`` (the default where installed) or ``"ujson"``.
+    ENCODER: str = runtime.DEFAULT_ENCODER
+
     #: ``type`` -> the method generating it.
     TYPE_METHODS: dict[str, str] = {
         "string": "generate_string",
@@ -113,11 +116,7 @@ class SerializerGenerator:
         self.functions.append(self.entry_point(entry))
         self.source = self._render()
 
-    #: Which C encoder ``serialize`` calls: ``"orjson"`` (the default where installed) or ``"ujson"``.
-    ENCODER: str = runtime.DEFAULT_ENCODER
-
-    @staticmethod
-    def shape_lines(entry: str) -> str:
+    def _shape_lines(self, entry: str) -> str:
         return ("    try:\n"
                 f"        shaped = {entry}\n"
                 "    except RecursionError:\n"
@@ -131,7 +130,7 @@ class SerializerGenerator:
         """
         if self.ENCODER == "orjson":
             return ("def serialize(data):\n"
-                    + self.shape_lines(entry) +
+                    + self._shape_lines(entry) +
                     "    try:\n"
                     "        return _orjson_dumps(shaped).decode()\n"
                     "    except TypeError:\n"
@@ -139,7 +138,7 @@ class SerializerGenerator:
                     "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
                     "        return _encode_fallback(shaped)\n")
         return ("def serialize(data):\n"
-                + self.shape_lines(entry) +
+                + self._shape_lines(entry) +
                 "    try:\n"
                 "        # Without keyword arguments: ujson parses them on every call (~1 us).\n"
                 "        return _ujson_dumps(shaped)\n"
