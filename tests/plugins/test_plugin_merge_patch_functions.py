@@ -250,3 +250,35 @@ def test_reference_cycle_is_an_error_not_a_recursion_error():
     with pytest.raises(MergePatchError, match="cycle"):
         expand({"$ref": "x", "properties": {"a": {"$merge": {"source": {"$ref": "loop#"}, "with": {}}}}},
                shared)
+
+
+# --------------------------------------------------------------------- properties
+
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+json_scalars = st.none() | st.booleans() | st.integers(-5, 5) | st.text(max_size=3)
+json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3)
+                           | st.dictionaries(st.text("abc", max_size=2), inner, max_size=3), max_leaves=10)
+json_objects = st.dictionaries(st.text("abc", max_size=2), json_values, max_size=4)
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_objects, json_objects)
+def test_merge_is_idempotent_and_drops_nulls(target, patch):
+    once = merge(target, patch)
+    assert merge(once, patch) == once
+    for key, value in patch.items():
+        if value is None:
+            assert key not in once
+        elif not isinstance(value, dict):
+            assert once[key] == value
+
+
+@settings(max_examples=100, deadline=None)
+@given(json_objects, st.text("xyz", min_size=1, max_size=3), json_values)
+def test_add_then_remove_restores_the_document(document, key, value):
+    assume(key not in document)
+    added = apply_patch(document, [{"op": "add", "path": "/" + key, "value": value}])
+    assert added[key] == value
+    assert apply_patch(added, [{"op": "remove", "path": "/" + key}]) == document
