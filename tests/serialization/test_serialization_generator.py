@@ -92,7 +92,7 @@ def test_string_escaping():
     text = 'q"b\\s\n\r\t\x00\x1f/é€😀'
     out = ser(S, text)
     assert json.loads(out) == text
-    assert out.startswith('"q\\"b\\\\s\\n\\r\\t\\u0000\\u001f/')
+    assert out.startswith('"q\\"b\\\\s\\n\\r\\t\\u0000\\u001f')  # then "/" (or "\\/" from ujson)
 
 
 def test_lone_surrogate_round_trips_as_escape():
