@@ -2,6 +2,7 @@
 import http.client
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -145,8 +146,22 @@ def test_listen_calls_back_once_listening(server):
     port = free_port()
     process = start([sys.executable, str(HERE / "tests_app.py"), str(port), server], port)
     try:
+        assert wait_for_line(process, "listening"), "callback(None) was not called"
         status, _, body = call(f"http://127.0.0.1:{port}/hello")
         assert status == 200 and json.loads(body) == {"hello": "world"}
     finally:
         stop(process)
-    assert "listening" in process.stdout.read()
+    assert "failed" not in process.stdout.read()
+
+
+def wait_for_line(process, expected, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], 0.2)
+        if ready:
+            line = process.stdout.readline()
+            if not line:
+                return False
+            if line.strip() == expected:
+                return True
+    return False
