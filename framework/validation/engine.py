@@ -37,6 +37,12 @@ _ALLOWED = {
 }
 
 
+# Generated source depends only on a schema's shape (its values are bound as globals), so
+# schemas of the same shape share one code object; compile() is most of a compile's cost.
+_CODE_CACHE: dict[str, Any] = {}
+_CODE_CACHE_SIZE = 4096
+
+
 def _normalize_options(custom_options: Mapping[str, Any] | None) -> dict[str, Any]:
     options = dict(DEFAULT_OPTIONS)
     for name, value in (custom_options or {}).items():
@@ -173,7 +179,12 @@ class ValidatorEngine:
         generator = ValidatorCodeGenerator(schema, index, self.options, self._formats, self._keywords)
         source = generator.source()
         namespace = generator.globals
-        exec(compile(source, "<validator>", "exec"), namespace)  # noqa: S102 - generated code, see generator.py
+        code = _CODE_CACHE.get(source)
+        if code is None:
+            if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
+                _CODE_CACHE.clear()
+            code = _CODE_CACHE[source] = compile(source, "<validator>", "exec")
+        exec(code, namespace)  # noqa: S102 - generated code, see generator.py
         validator = self._wrap(namespace[generator.root_name], schema, source)
         if key is not None:
             self._cache[key] = validator

@@ -4,8 +4,9 @@ One ``generate_*`` method per keyword, as in fastjsonschema, rewritten where Ajv
 
 - error records are Ajv's (``keyword``, ``instance_path``, ``schema_path``, ``params``,
   ``message``), built from a constants table; the generated source never contains
-  schema text except through ``repr()`` (property names) or a name bound in the
-  function's globals (patterns, defaults, enum values, long names);
+  schema text: every schema value (property names, limits, patterns, defaults, enum
+  values) is a name bound in the function's globals, so the source depends only on the
+  schema's shape and its code object is shared by schemas of the same shape;
 - ``type`` coerces (ajv-compat.md 1.1) and writes the coerced value back into its
   parent container; ``default``, ``removeAdditional``, ``nullable``, ``$ref`` siblings,
   ``format`` (ajv-formats), ECMA ``pattern`` and ``multipleOf`` follow Ajv / the docs;
@@ -43,17 +44,15 @@ _SCALARS = ("null", "boolean", "number", "integer", "string")
 # CPython refuses more than 20 statically nested blocks and 100 indentation levels.
 _MAX_STATIC_BLOCKS = 14
 _MAX_INDENT = 60
-# Names longer than this go to the constants table instead of a repr() literal.
-_MAX_LITERAL = 200
 
 
 def _type_check(kind: str, var: str) -> str:
     if kind == "string":
         return f"type({var}) is str"
     if kind == "integer":
-        return f"(type({var}) is int or type({var}) is float and {var}.is_integer())"
+        return f"(type({var}) is int or _isint({var}))"
     if kind == "number":
-        return f"(type({var}) is int or type({var}) is float and {var} - {var} == 0)"
+        return f"(type({var}) in _NUMT and {var} - {var} == 0)"
     if kind == "boolean":
         return f"type({var}) is bool"
     if kind == "null":
@@ -100,7 +99,9 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             "_add_d": runtime.add_d, "_Invalid": runtime.Invalid, "_ptr": ptr,
             "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": runtime.json_equal,
             "_in_enum": runtime.in_enum, "_dup": runtime.duplicate, "_mult": runtime.multiple_of,
-            "_jcopy": runtime.json_copy,
+            "_jcopy": runtime.json_copy, "_coerce_fail": runtime.coerce_or_fail,
+            "_coerce_add": runtime.coerce_or_add, "_required": runtime.required,
+            "_isint": runtime.is_integer_value, "_NUMT": (int, float),
         }
         self._const_ids: dict[int, str] = {}
         self._keep: list[Any] = []
@@ -150,30 +151,33 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         return name
 
     def lit(self, value: Any) -> str:
-        """Source text for a JSON scalar: ``repr()`` when short and finite, else a constant."""
-        if isinstance(value, str) and len(value) <= _MAX_LITERAL:
-            return repr(value)
+        """Source text for a schema value: a constant's name (``None``/booleans as themselves).
+
+        Keeping every schema value out of the source also makes two schemas of the same
+        shape produce the same source, so its compiled code object is reused.
+        """
         if value is None or isinstance(value, bool):
-            return repr(value)
-        if isinstance(value, int):
-            return repr(value)
-        if isinstance(value, float) and math.isfinite(value):
             return repr(value)
         return self.const(value)
 
     def _path_expr(self, path: tuple | None = None) -> str:
+        """Source of the JSON pointer of the current data (``path`` plus what is below it)."""
+        prefix, suffix = self._path_split(path)
+        return prefix if not suffix else f"({prefix} + {self.const(suffix)})"
+
+    def _path_split(self, path: tuple | None = None) -> tuple[str, str]:
+        """``(source of a dynamic prefix, static suffix)`` of the current data's JSON pointer."""
         parts = ["path"]
         text = ""
         for kind, value in (self._path if path is None else path):
             if kind == "s":
                 text += "/" + ptr(value)
             else:
-                parts.append(self.lit(text + "/"))
+                parts.append(self.const(text + "/"))
                 text = ""
                 parts.append(f"str({value})" if kind == "i" else f"_ptr({value})")
-        if text:
-            parts.append(self.lit(text))
-        return parts[0] if len(parts) == 1 else "(" + " + ".join(parts) + ")"
+        prefix = parts[0] if len(parts) == 1 else "(" + " + ".join(parts) + ")"
+        return prefix, text
 
     # ------------------------------------------------------------------ errors
     def error(self, keyword: str, params: dict[str, Any] | None = None, message: str = "",
@@ -186,8 +190,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         constants table.
         """
         spath = schema_path if schema_path is not None else self._spath + "/" + ptr(keyword)
-        spec = self.const((keyword, spath, params or {}, message))
-        where = self._path_expr(path)
+        where, suffix = self._path_split(path)
+        spec = self.const((keyword, spath, params or {}, message, suffix))
         fn = "_fail" if self._fast_fail else "_add"
         if dynamic is None and dynamic_message is None:
             self.l(f"{fn}(errors, {spec}, {where})")
@@ -346,13 +350,12 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             message = "should be " + ",".join(types)
         with self.l(f"if not ({check}):"):
             if self._coerce:
-                coerced = self._var("k")
-                self.l(f"{coerced} = _coerce({var}, {self.const(tuple(type_list))}, {self._array_mode})")
-                with self.l(f"if {coerced} is _NO:"):
-                    self.error("type", {"type": types}, message)
-                with self.l("else:"):
-                    self.l(f"{var} = {coerced}")
-                    self._write_back(coerced)
+                where, suffix = self._path_split()
+                spec = ("type", self._spath + "/type", {"type": types}, message, suffix)
+                plan = self.const((tuple(type_list), self._array_mode, spec))
+                helper = "_coerce_fail" if self._fast_fail else "_coerce_add"
+                target = f"{self._slot[0]}[{self._slot[1]}] = {var}" if self._slot is not None else var
+                self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")
             else:
                 self.error("type", {"type": types}, message)
         if self._fast_fail and len(type_list) == 1:
@@ -516,7 +519,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         if not _is_number(divisor) or divisor <= 0:
             raise SchemaCompileError(f"multipleOf must be a number > 0 at {self._spath}")
         if isinstance(divisor, int):
-            check = f"({var} % {divisor} != 0) if type({var}) is int else not _mult({var}, {divisor})"
+            lit = self.lit(divisor)
+            check = f"({var} % {lit} != 0) if type({var}) is int else not _mult({var}, {lit})"
         else:
             check = f"not _mult({var}, {self.lit(divisor)})"
         with self.l(f"if {check}:"):
@@ -544,11 +548,11 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         with self._guard("string"):
             if "maxLength" in definition:
                 limit = self._limit("maxLength")
-                with self.l(f"if len({var}) > {limit}:"):
+                with self.l(f"if len({var}) > {self.lit(limit)}:"):
                     self.error("maxLength", {"limit": limit}, f"should NOT have more than {limit} characters")
             if "minLength" in definition:
                 limit = self._limit("minLength")
-                with self.l(f"if len({var}) < {limit}:"):
+                with self.l(f"if len({var}) < {self.lit(limit)}:"):
                     self.error("minLength", {"limit": limit}, f"should NOT have fewer than {limit} characters")
             if "pattern" in definition:
                 self.generate_pattern()
@@ -583,11 +587,11 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 self._tuple_defaults(items)
             if "maxItems" in definition:
                 limit = self._limit("maxItems")
-                with self.l(f"if len({var}) > {limit}:"):
+                with self.l(f"if len({var}) > {self.lit(limit)}:"):
                     self.error("maxItems", {"limit": limit}, f"should NOT have more than {limit} items")
             if "minItems" in definition:
                 limit = self._limit("minItems")
-                with self.l(f"if len({var}) < {limit}:"):
+                with self.l(f"if len({var}) < {self.lit(limit)}:"):
                     self.error("minItems", {"limit": limit}, f"should NOT have fewer than {limit} items")
             if definition.get("uniqueItems") is True:
                 self.generate_unique_items()
@@ -691,11 +695,11 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 self.generate_additional_properties()
             if "maxProperties" in definition:
                 limit = self._limit("maxProperties")
-                with self.l(f"if len({var}) > {limit}:"):
+                with self.l(f"if len({var}) > {self.lit(limit)}:"):
                     self.error("maxProperties", {"limit": limit}, f"should NOT have more than {limit} properties")
             if "minProperties" in definition:
                 limit = self._limit("minProperties")
-                with self.l(f"if len({var}) < {limit}:"):
+                with self.l(f"if len({var}) < {self.lit(limit)}:"):
                     self.error("minProperties", {"limit": limit}, f"should NOT have fewer than {limit} properties")
             if "required" in definition:
                 self.generate_required()
@@ -744,13 +748,11 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             raise SchemaCompileError(f"required must be an array of strings at {self._spath}")
         if not required:
             return
-        name = self._var("q")
+        where, suffix = self._path_split()
+        spec = self.const(("required", self._spath + "/required", {}, "", suffix))
         with self.l(f"if not {var}.keys() >= {self.const(frozenset(required))}:"):
-            with self._static_block():
-                with self.l(f"for {name} in {self.const(list(dict.fromkeys(required)))}:"):
-                    with self.l(f"if {name} not in {var}:"):
-                        self.error("required", {}, "", dynamic=f'{{"missingProperty": {name}}}',
-                                   dynamic_message=f"\"should have required property '\" + {name} + \"'\"")
+            self.l(f"_required(errors, {spec}, {where}, {var}, "
+                   f"{self.const(list(dict.fromkeys(required)))}, {self._fast_fail})")
 
     def generate_property_names(self) -> None:
         names, var = self._definition["propertyNames"], self._variable

@@ -26,9 +26,13 @@ class Invalid(Exception):
 NO = object()
 
 
+# An error spec is a constant of the generated code:
+# (keyword, schema_path, static params, static message, instance-path suffix); the suffix
+# is appended to the ``path`` the generated code passes (the path of its function's data).
+
 def record(spec: tuple, path: str) -> dict[str, Any]:
-    keyword, schema_path, params, message = spec
-    return {"keyword": keyword, "instance_path": path, "schema_path": schema_path,
+    keyword, schema_path, params, message, suffix = spec
+    return {"keyword": keyword, "instance_path": path + suffix, "schema_path": schema_path,
             "params": dict(params), "message": message}
 
 
@@ -44,10 +48,10 @@ def add(errors: list, spec: tuple, path: str) -> None:
 
 
 def make(spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
-    keyword, schema_path, static_params, static_message = spec
+    keyword, schema_path, static_params, static_message, suffix = spec
     merged = dict(static_params)
     merged.update(params)
-    return {"keyword": keyword, "instance_path": path, "schema_path": schema_path,
+    return {"keyword": keyword, "instance_path": path + suffix, "schema_path": schema_path,
             "params": merged, "message": static_message if message is None else message}
 
 
@@ -128,6 +132,11 @@ def js_string(value: Any) -> str:
             return f"{mantissa}e{'+' if exponent_value > 0 else '-'}{abs(exponent_value)}"
         return text
     return str(value)
+
+
+def is_integer_value(value: Any) -> bool:
+    """The slow half of the generated integer check (``type(v) is int`` is the fast one)."""
+    return type(value) is float and value.is_integer()
 
 
 def is_number(value: Any) -> bool:
@@ -238,6 +247,33 @@ def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
         if result is not NO:
             return result
     return NO
+
+
+def coerce_or_fail(value: Any, plan: tuple, errors: list, path: str) -> Any:
+    """The coerced value, or record the ``type`` error and stop. ``plan``: (types, array_mode, spec)."""
+    result = coerce(value, plan[0], plan[1])
+    if result is NO:
+        fail(errors, plan[2], path)
+    return result
+
+
+def coerce_or_add(value: Any, plan: tuple, errors: list, path: str) -> Any:
+    """The coerced value, or record the ``type`` error and return ``value`` unchanged."""
+    result = coerce(value, plan[0], plan[1])
+    if result is NO:
+        add(errors, plan[2], path)
+        return value
+    return result
+
+
+def required(errors: list, spec: tuple, path: str, data: dict, names: list, stop: bool) -> None:
+    """Record the missing properties in schema order (only the first one when ``stop``)."""
+    for name in names:
+        if name not in data:
+            errors.append(make(spec, path, {"missingProperty": name},
+                               f"should have required property '{name}'"))
+            if stop:
+                raise Invalid
 
 
 # --------------------------------------------------------------------------- equality
