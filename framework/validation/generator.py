@@ -773,7 +773,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                     item = self._var("x")
                     with self.l(f"for {item} in errors[{mark}:]:"):
                         self.l(f'{item}["property_name"] = {key}')
-                    self.error("propertyNames", {}, "property name must be valid",
+                    self.error("propertyNames", {}, "property name should be valid",
                                dynamic=f'{{"propertyName": {key}}}')
 
     def _unmatched_test(self, key: str) -> str:

@@ -521,7 +521,7 @@ def test_property_names_records():
     found = errors({"propertyNames": {"maxLength": 2}}, {"abc": 1}, coerce_types=False)
     assert found[0]["keyword"] == "maxLength" and found[0]["property_name"] == "abc"
     assert found[1] == {"keyword": "propertyNames", "instance_path": "", "schema_path": "#/propertyNames",
-                        "params": {"propertyName": "abc"}, "message": "property name must be valid"}
+                        "params": {"propertyName": "abc"}, "message": "property name should be valid"}
 
 
 def test_instance_paths_escape_json_pointer():
