@@ -11,8 +11,11 @@ from __future__ import annotations
 import functools
 import re
 
-_CLASS_ESCAPES = {"d": "0-9", "w": "A-Za-z0-9_"}
-_ESCAPES = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]"}
+# JavaScript's \s: WhiteSpace and LineTerminator (Python's lacks U+FEFF).
+_JS_SPACE = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
+_CLASS_ESCAPES = {"d": "0-9", "w": "A-Za-z0-9_", "s": _JS_SPACE}
+_ESCAPES = {"d": "[0-9]", "D": "[^0-9]", "w": "[A-Za-z0-9_]", "W": "[^A-Za-z0-9_]",
+            "s": "[" + _JS_SPACE + "]", "S": "[^" + _JS_SPACE + "]"}
 _DOT = "[^\\n\\r\\u2028\\u2029]"
 
 

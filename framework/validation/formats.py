@@ -16,8 +16,8 @@ from .runtime import is_integer, is_number
 
 Check = Callable[[Any], bool]
 
-_DATE = re.compile(r"(\d\d\d\d)-(\d\d)-(\d\d)\Z")
-_TIME = re.compile(r"(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?\Z", re.I)
+_DATE = re.compile(r"(\d\d\d\d)-(\d\d)-(\d\d)\Z", re.ASCII)
+_TIME = re.compile(r"(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?\Z", re.I | re.ASCII)
 _DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
@@ -77,7 +77,7 @@ def is_iso_date_time(value: str) -> bool:
 
 
 def _regex(pattern: str, flags: int = 0) -> Check:
-    compiled = re.compile(pattern, flags)
+    compiled = re.compile(pattern, flags | re.ASCII)
     return lambda value: compiled.match(value) is not None
 
 
@@ -89,13 +89,13 @@ _URI = re.compile(
     r"(?::\d*)?"                                                # port
     r"(?:/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*"       # path-abempty
     r"|/?(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?)"
-    r"(?:\?" + _URI_CHARS + r"*)?(?:#" + _URI_CHARS + r"*)?\Z", re.I)
+    r"(?:\?" + _URI_CHARS + r"*)?(?:#" + _URI_CHARS + r"*)?\Z", re.I | re.ASCII)
 _URI_REFERENCE = re.compile(
     r"(?:[a-z][a-z0-9+\-.]*:)?(?://(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?"
     r"(?:\[[0-9a-f:.v]+\]|(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?"
     r"(?:/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*"
     r"|/?(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?)"
-    r"(?:\?" + _URI_CHARS + r"*)?(?:#" + _URI_CHARS + r"*)?\Z", re.I)
+    r"(?:\?" + _URI_CHARS + r"*)?(?:#" + _URI_CHARS + r"*)?\Z", re.I | re.ASCII)
 _IRI_CHARS = r"[^\x00-\x20<>\"{}|\\^`]"
 _IRI = re.compile(r"[a-z][a-z0-9+\-.]*:" + _IRI_CHARS + r"*\Z", re.I)
 _IRI_REFERENCE = re.compile(_IRI_CHARS + r"*\Z")
@@ -105,7 +105,8 @@ _URL = re.compile(
     r"|(?:(?:[a-z0-9\u00a1-\uffff]+-)*[a-z0-9\u00a1-\uffff]+)(?:\.(?:[a-z0-9\u00a1-\uffff]+-)*[a-z0-9\u00a1-\uffff]+)*"
     r"(?:\.[a-z\u00a1-\uffff]{2,})?)(?::\d{2,5})?(?:/[^\s]*)?\Z", re.I)
 _HOSTNAME = re.compile(
-    r"(?=.{1,253}\.?\Z)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?\Z", re.I)
+    r"(?=.{1,253}\.?\Z)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?\Z",
+    re.I | re.ASCII)
 
 
 def is_uri(value: str) -> bool:
