@@ -18,3 +18,12 @@ def test_docstring_examples():
     for module in (framework.app, framework.validation):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
+
+
+def test_readme_shows_the_example_commands_and_outputs_the_server_test_checks():
+    from test_example_app import README_EXAMPLES, README_WRAPPED_EXAMPLES
+    readme = (ROOT / "README.rst").read_text()
+    for example in README_EXAMPLES + README_WRAPPED_EXAMPLES:
+        shown = "$ " + example["curl"] + "\n" + "".join(
+            "    " + line + "\n" if line else "\n" for line in example["output"].rstrip("\n").split("\n"))
+        assert "    " + shown in readme, example["curl"]
