@@ -123,10 +123,25 @@ class Context:
         self._queue.append((plugin_fn, merged))
         return self
 
+    def after(self, fn: Callable[["Context"], Any] | None = None) -> Any:
+        """Run ``fn(instance)`` once every plugin registered before this call has loaded
+        (avvio's ``after``). Usable as ``@instance.after``.
+        """
+        def queue(callback: Callable[["Context"], Any]) -> Callable[["Context"], Any]:
+            self._check_not_started("call after")
+            self._queue.append((_After(callback), {}))
+            return callback
+
+        return queue if fn is None else queue(fn)
+
     def _load_queue(self) -> None:
         queue, self._queue = self._queue, []
         for plugin_fn, opts in queue:
-            self._load_plugin(plugin_fn, opts)
+            if isinstance(plugin_fn, _After):
+                plugin_fn.callback(self)
+                self._load_queue()  # what the callback registered loads before what follows
+            else:
+                self._load_plugin(plugin_fn, opts)
 
     def _load_plugin(self, plugin_fn: Callable[..., Any], opts: dict[str, Any]) -> None:
         import time
@@ -350,6 +365,15 @@ class Context:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._name!r} prefix={self._prefix!r}>"
+
+
+class _After:
+    """A queued ``after()`` callback (not a plugin: it creates no context)."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self, callback: Callable[["Context"], Any]) -> None:
+        self.callback = callback
 
 
 class _RouteDecorator:

@@ -161,3 +161,30 @@ def test_plugin_decorator_forms():
     assert other.__plugin_meta__.name == "named"
     with pytest.raises(TypeError):
         plugin(42)
+
+
+def test_after_runs_once_earlier_registrations_have_loaded():
+    app = Framework()
+    order = []
+
+    def first(instance, opts):
+        order.append("first")
+        instance.decorate("from_first", "x")
+
+    def second(instance, opts):
+        order.append("second")
+
+    def parent(instance, opts):
+        instance.register(plugin(first))
+        order.append(f"before loading sees {instance.has_decorator('from_first')}")
+
+        @instance.after
+        def check(ctx):
+            order.append(f"after sees {ctx.has_decorator('from_first')}")
+            ctx.get("/late", lambda request, reply: {"ok": True})
+        instance.register(second)
+
+    app.register(parent)
+    app.ready()
+    assert order == ["before loading sees False", "first", "after sees True", "second"]
+    assert app.inject(url="/late").json() == {"ok": True}
