@@ -283,6 +283,10 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 if key in definition:
                     func(self)
                     count += 1
+                    if self._coerce and key in _SAME_VALUE_APPLICATORS:
+                        # A subschema may have coerced the value to another type
+                        # (["x"] -> "x"): the group guards are needed again.
+                        self._known_type = None
                     break
         for name, check in self._keywords.items():
             if name in definition and check is not None:
@@ -911,6 +915,7 @@ class _NoResolver:
         return "validate"
 
 
+_SAME_VALUE_APPLICATORS = frozenset(("$ref", "not", "anyOf", "oneOf", "allOf", "if"))
 G = ValidatorCodeGenerator
 # Ajv 8's evaluation order: type (and its coercion) first, then the keywords that apply
 # to any type, then the number, string, array and object groups (defaults at the start

@@ -182,6 +182,14 @@ def test_coercion_through_ref_writes_back():
     assert ok({"$ref": "#/definitions/n", "definitions": {"n": {"type": "integer"}}}, "4") == 4
 
 
+def test_coercion_in_a_branch_changes_the_type_later_keywords_see():
+    # The anyOf branch coerces "5" to 5 (Ajv does not roll back): maxLength then
+    # ignores the number instead of crashing on it.
+    assert ok({"type": "string", "anyOf": [{"type": "integer"}], "maxLength": 3}, "5") == 5
+    assert ok({"type": "array", "allOf": [{"type": "string"}], "maxItems": 0, "items": {"type": "integer"}},
+              ["x"]) == "x"
+
+
 def test_nan_and_infinity_are_not_numbers():
     for value in (math.nan, math.inf, -math.inf):
         assert one_error({"type": "number"}, value, coerce_types=False)["keyword"] == "type"
