@@ -8,6 +8,31 @@ Public API::
     value = validate(data)            # or raises framework.errors.SchemaValidationFailure
 
 See :class:`ValidatorEngine` for the options and the error-record shape.
+
+Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides otherwise:
+
+- Coercion, ``useDefaults``, ``removeAdditional``, ``nullable``, ``$ref`` with sibling
+  keywords (validated), NaN/Infinity not being numbers, error records and messages
+  follow Ajv 8 (messages say "should" where Ajv 8 says "must").
+- An unknown ``format`` is a compile error (Ajv's strict mode), so a misspelt format
+  never silently validates nothing; add formats with the ``formats`` option or
+  ``engine.add_format``. The draft-07 formats ajv-formats lacks (``iri``,
+  ``iri-reference``, ``idn-email``, ``idn-hostname``) are built in.
+- Unknown keywords are ignored (Ajv's strict mode rejects them): annotations such as
+  ``example`` or ``x-...`` are common in route schemas. A ``default`` where Ajv ignores
+  it (inside ``anyOf``/``oneOf``/``not``/``if``/``contains``/``propertyNames``, at the
+  root) is ignored too, without Ajv's strict-mode error.
+- ``multipleOf`` is exact (decimal arithmetic on the JSON numbers: 19.01 is a multiple
+  of 0.01), where Ajv divides floats.
+- String-to-number coercion follows JavaScript's ``Number()``; a plain integer literal
+  gives an exact Python ``int``, other integral results an ``int`` below 2**53, the
+  rest a ``float``.
+- Tuple-item defaults fill missing items in order and stop at the first missing item
+  without a default (a Python list has no holes).
+- ``pattern`` is an ECMA-262 regex (``u`` flag) translated to Python's ``re``;
+  ``\\p{...}`` is not supported (a compile error).
+- An error raised under ``propertyNames`` carries ``property_name`` (Ajv's
+  ``propertyName``), like the other fields in snake_case.
 """
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema, format_errors
 from .generator import SchemaCompileError
