@@ -837,3 +837,42 @@ def test_add_error_processor():
         engine.compile(schema)({})
     assert [e["message"] for e in caught.value.errors] == ["SHOULD HAVE REQUIRED PROPERTY 'A'", "x"]
     assert seen == [schema]
+
+
+# ----------------------------------------------------------------------------- fastjsonschema bugs that must not bite
+
+def test_refs_whose_names_collapse_to_the_same_identifier_stay_distinct():
+    # fastjsonschema names a $ref's function after its URI with non-alphanumerics replaced,
+    # so "#/definitions/a-b" and "#/definitions/a_b" would share one function.
+    schema = {"definitions": {"a-b": {"type": "integer"}, "a_b": {"type": "string"}, "a.b": {"type": "boolean"}},
+              "properties": {"x": {"$ref": "#/definitions/a-b"}, "y": {"$ref": "#/definitions/a_b"},
+                             "z": {"$ref": "#/definitions/a.b"}}}
+    assert ok(schema, {"x": 1, "y": "s", "z": True}, coerce_types=False)
+    for bad in ({"x": "s"}, {"y": 1}, {"z": 1}):
+        errors(schema, bad, coerce_types=False)
+
+
+def test_properties_whose_names_collapse_to_the_same_identifier_stay_distinct():
+    schema = {"properties": {"a-b": {"type": "integer"}, "ab": {"type": "string"}, "a b": {"type": "boolean"}}}
+    assert ok(schema, {"a-b": 1, "ab": "s", "a b": False}, coerce_types=False)
+    assert one_error(schema, {"a-b": "s"}, coerce_types=False)["instance_path"] == "/a-b"
+
+
+def test_schemas_with_the_same_id_do_not_share_a_store():
+    engine = ValidatorEngine({"coerce_types": False})
+    first = engine.compile({"$id": "http://x.test/same.json", "definitions": {"v": {"type": "integer"}},
+                            "$ref": "#/definitions/v"})
+    second = engine.compile({"$id": "http://x.test/same.json", "definitions": {"v": {"type": "string"}},
+                             "$ref": "#/definitions/v"})
+    assert first(1) == 1 and second("s") == "s"
+    with pytest.raises(SchemaValidationFailure):
+        first("s")
+    with pytest.raises(SchemaValidationFailure):
+        second(1)
+
+
+def test_relative_refs_under_an_id_are_not_rewritten_in_the_input():
+    schema = {"$id": "http://x.test/root.json", "properties": {"a": {"$ref": "#/definitions/a"}},
+              "definitions": {"a": {"type": "integer"}}}
+    ValidatorEngine().compile(schema)
+    assert schema["properties"]["a"]["$ref"] == "#/definitions/a"
