@@ -96,13 +96,18 @@ def http_report(res):
     for rows in res["rows"].values():
         keys = list(rows)
         break
+    from benchmarks.http import SERVERS
+
     for key in keys:
-        ref = res["rows"].get("ours @ granian-1", {}).get(key)
         rows = []
         for label, per in res["rows"].items():
             runs = per[key]
             ok = [r for r in runs if "error" not in r]
             rps = _http_values(runs, "rps")
+            # Only servers of one worker count run in the same rounds: compare with
+            # ours on granian with as many workers.
+            workers = SERVERS[label.split(" @ ", 1)[1]][1]
+            ref = res["rows"].get(f"ours @ granian-{workers}", {}).get(key)
             rows.append((
                 label, rate(median(rps)),
                 fx(round_ratio(_http_values(ref, "rps"), rps) if ref and ok else None),
@@ -115,10 +120,11 @@ def http_report(res):
         from benchmarks import scenarios
 
         parts.append(table(
-            ("contender @ server", "req/s", "ours@granian-1 is", "p50 ms", "p99 ms",
+            ("contender @ server", "req/s", "ours@granian-N is", "p50 ms", "p99 ms",
              "non-2xx", "socket errors", "failed runs"),
             rows, f"HTTP {key} {scenarios.TIMED[key].title} - wrk -c{res['connections']} "
-                  f"-d{res['duration']}s, {res['rounds']} interleaved rounds"))
+                  f"-d{res['duration']}s, {res['rounds']} interleaved rounds; "
+                  "ours@granian-N: ours on granian with the row's worker count"))
     return "\n\n".join(parts)
 
 
