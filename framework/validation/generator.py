@@ -62,6 +62,14 @@ def _type_check(kind: str, var: str) -> str:
     return f"type({var}) is list"
 
 
+_NEGATED_CHECKS = {
+    "string": "type({v}) is not str",
+    "boolean": "type({v}) is not bool",
+    "null": "{v} is not None",
+    "object": "not isinstance({v}, dict)",
+    "array": "type({v}) is not list",
+}
+
 _GROUP_GUARDS = {
     "number": "type({v}) is int or type({v}) is float",
     "string": "type({v}) is str",
@@ -348,11 +356,15 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             type_list.append("null")
         if not type_list:
             return
-        check = " or ".join(_type_check(kind, var) for kind in type_list)
+        if len(type_list) == 1:
+            negated = _NEGATED_CHECKS.get(type_list[0])
+            condition = negated.format(v=var) if negated else f"not {_type_check(type_list[0], var)}"
+        else:
+            condition = "not (" + " or ".join(_type_check(kind, var) for kind in type_list) + ")"
         message = "should be " + ",".join(type_list if isinstance(types, list) else [types])
         if isinstance(types, list) and len(type_list) > len(types):
             message = "should be " + ",".join(types)
-        with self.l(f"if not ({check}):"):
+        with self.l(f"if {condition}:"):
             if self._coerce:
                 where, suffix = self._path_split()
                 spec = ("type", self._spath + "/type", {"type": types}, message, suffix)
