@@ -509,8 +509,9 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         definition = self._definition
         present = [k for k in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum",
                                "multipleOf") if k in definition]
-        number_format = definition.get("format") if definition.get("format") in NUMBER_FORMATS \
-            and definition.get("format") not in self._user_formats else None
+        fmt = definition.get("format")
+        number_format = fmt if isinstance(fmt, str) and fmt in NUMBER_FORMATS and fmt not in self._user_formats \
+            else None
         if not present and number_format is None:
             return
         with self._guard("number"):
@@ -554,6 +555,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
     def generate_string(self) -> None:
         definition, var = self._definition, self._variable
         fmt = definition.get("format")
+        if fmt is not None and not isinstance(fmt, str):
+            raise SchemaCompileError(f"format must be a string at {self._spath}")
         string_format = fmt if fmt is not None and (fmt in self._user_formats or fmt in STRING_FORMATS) else None
         if fmt is not None and string_format is None and fmt not in NUMBER_FORMATS:
             raise SchemaCompileError(f'unknown format "{fmt}" at {self._spath}/format '
