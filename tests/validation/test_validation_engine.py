@@ -876,3 +876,52 @@ def test_relative_refs_under_an_id_are_not_rewritten_in_the_input():
               "definitions": {"a": {"type": "integer"}}}
     ValidatorEngine().compile(schema)
     assert schema["properties"]["a"]["$ref"] == "#/definitions/a"
+
+
+# ----------------------------------------------------------------------------- more paths
+
+def test_dependencies_schema_form_record():
+    error = one_error({"dependencies": {"a": {"required": ["b"]}}}, {"a": 1}, coerce_types=False)
+    assert error["schema_path"] == "#/dependencies/a/required" and error["params"] == {"missingProperty": "b"}
+
+
+def test_additional_items_schema_and_false_items():
+    schema = {"items": [{"type": "integer"}], "additionalItems": {"type": "string"}}
+    error = one_error(schema, [1, "a", 2], coerce_types=False)
+    assert error["instance_path"] == "/2" and error["schema_path"] == "#/additionalItems/type"
+    error = one_error({"items": False}, [1], coerce_types=False)
+    assert error["instance_path"] == "/0" and error["schema_path"] == "#/items/false schema"
+    assert ok({"items": False}, [], coerce_types=False) == []
+
+
+def test_boolean_subschemas_in_contains_and_property_names():
+    assert errors({"contains": False}, [], coerce_types=False)[-1]["keyword"] == "contains"
+    assert ok({"propertyNames": False}, {}, coerce_types=False) == {}
+    assert errors({"propertyNames": False}, {"a": 1}, coerce_types=False)[-1]["params"] == {"propertyName": "a"}
+
+
+def test_remove_all_keeps_pattern_properties_and_ignores_non_objects():
+    schema = {"properties": {"a": {}}, "patternProperties": {"^x": {}}}
+    assert ok(schema, {"a": 1, "x1": 2, "b": 3}, remove_additional="all") == {"a": 1, "x1": 2}
+    assert ok(schema, [1, 2], remove_additional="all") == [1, 2]
+
+
+def test_all_errors_property_names_reports_each_bad_key():
+    found = errors({"propertyNames": {"pattern": "^[a-z]+$"}}, {"A": 1, "ok": 2, "B": 3},
+                   all_errors=True, coerce_types=False)
+    assert [e["params"].get("propertyName") for e in found if e["keyword"] == "propertyNames"] == ["A", "B"]
+
+
+def test_all_errors_if_then_else_and_one_of():
+    schema = {"if": {"type": "integer"}, "then": {"minimum": 10, "multipleOf": 3}}
+    found = errors(schema, 4, all_errors=True, coerce_types=False)
+    assert [e["keyword"] for e in found] == ["minimum", "multipleOf", "if"]
+    found = errors({"oneOf": [{"minimum": 0}, {"maximum": 10}]}, 5, all_errors=True, coerce_types=False)
+    assert found[-1]["params"] == {"passingSchemas": [0, 1]}
+
+
+def test_non_finite_and_bad_keyword_values_are_compile_errors():
+    for schema in ({"maxLength": -1}, {"minimum": "1"}, {"multipleOf": 0}, {"type": "text"},
+                   {"required": "a"}, {"enum": "a"}, {"properties": {"a": 1}}, 5):
+        with pytest.raises(SchemaCompileError):
+            ValidatorEngine().compile(schema)
