@@ -97,11 +97,16 @@ class RefIndex:
         document = self.shared[key]
         self.reached[key] = document
         uri = strip_fragment(key)
-        self.resources.setdefault(uri, (document, uri))
+        node_id = document.get("$id") if isinstance(document, dict) and "$ref" not in document else None
+        base = strip_fragment(node_id) if isinstance(node_id, str) else ""
+        # Entering the document applies its own $id: an empty outer base makes that give
+        # the id itself (a relative id such as "folder/x.json" must not be applied twice).
+        outer = "" if base else uri
+        base = base or uri
+        self.resources.setdefault(uri, (document, outer))
+        self.resources.setdefault(base, (document, outer))
         if isinstance(document, dict):
-            # The shared schema's own $id is its key already; index what is below it.
-            stripped = {k: v for k, v in document.items() if k != "$id"}
-            self._walk(stripped, uri)
+            self._walk({k: v for k, v in document.items() if k != "$id"}, base)
         return True
 
     def _find_resource(self, uri: str, location: str) -> tuple[Any, str] | None:

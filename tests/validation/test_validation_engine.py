@@ -925,3 +925,11 @@ def test_non_finite_and_bad_keyword_values_are_compile_errors():
                    {"required": "a"}, {"enum": "a"}, {"properties": {"a": 1}}, 5):
         with pytest.raises(SchemaCompileError):
             ValidatorEngine().compile(schema)
+
+
+def test_shared_schema_with_a_relative_id_resolves_its_own_local_refs():
+    shared = {"folder/item.json": {"$id": "folder/item.json", "definitions": {"n": {"type": "integer"}},
+                                   "properties": {"n": {"$ref": "#/definitions/n"}}}}
+    schema = {"definitions": {"n": {"type": "string"}}, "properties": {"item": {"$ref": "folder/item.json"}}}
+    assert ok(schema, {"item": {"n": 1}}, shared, coerce_types=False)
+    assert one_error(schema, {"item": {"n": "x"}}, coerce_types=False, shared=shared)["instance_path"] == "/item/n"
