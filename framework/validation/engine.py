@@ -102,6 +102,7 @@ class ValidatorEngine:
         self._transforms: list[Transform] = []
         self._error_processors: list[ErrorProcessor] = []
         self._cache: dict[str, Callable[[Any], Any]] = {}
+        self._shared_memo: dict[int, tuple[Schema, Schema]] = {}
         for name, check in self.options["formats"].items():
             self.add_format(name, check)
         for item in plugins:
@@ -148,6 +149,7 @@ class ValidatorEngine:
         """
         self._transforms.append(fn)
         self._cache.clear()
+        self._shared_memo.clear()
         return self
 
     def add_error_processor(self, fn: ErrorProcessor) -> "ValidatorEngine":
@@ -190,17 +192,23 @@ class ValidatorEngine:
             self._cache[key] = validator
         return validator
 
-    def _transform(self, schema: Schema, shared: Mapping[str, Schema]) -> tuple[Schema, dict]:
-        transformed_shared = {}
-        for schema_id, item in shared.items():
-            value = copy.deepcopy(item)
-            for fn in self._transforms:
-                value = fn(value, shared)
-            transformed_shared[schema_id] = value
+    def _transform(self, schema: Schema, shared: Mapping[str, Schema]) -> tuple[Schema, Mapping[str, Schema]]:
         schema = copy.deepcopy(schema)
         for fn in self._transforms:
             schema = fn(schema, shared)
-        return schema, transformed_shared
+        return schema, _TransformedShared(self, shared)
+
+    def _transformed_shared(self, item: Schema, shared: Mapping[str, Schema]) -> Schema:
+        # Each shared schema is transformed once per engine (routes share them), lazily:
+        # only the ones a compiled schema reaches.
+        memo = self._shared_memo.get(id(item))
+        if memo is not None and memo[0] is item:
+            return memo[1]
+        value = copy.deepcopy(item)
+        for fn in self._transforms:
+            value = fn(value, shared)
+        self._shared_memo[id(item)] = (item, value)
+        return value
 
     def _cache_key(self, schema: Schema, index: RefIndex) -> str | None:
         try:
@@ -227,6 +235,26 @@ class ValidatorEngine:
         validate.schema = schema  # type: ignore[attr-defined]
         validate.source = source  # type: ignore[attr-defined]
         return validate
+
+
+class _TransformedShared(Mapping):
+    """The shared schemas as the transforms make them, transformed on first access."""
+
+    def __init__(self, engine: ValidatorEngine, shared: Mapping[str, Schema]) -> None:
+        self._engine = engine
+        self._shared = shared
+
+    def __getitem__(self, key: str) -> Schema:
+        return self._engine._transformed_shared(self._shared[key], self._shared)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._shared
+
+    def __iter__(self) -> Any:
+        return iter(self._shared)
+
+    def __len__(self) -> int:
+        return len(self._shared)
 
 
 def compile_schema(schema: Schema, shared: Mapping[str, Schema] | None = None, **custom_options: Any) -> Validator:
