@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Pattern, Union
 
 from ..errors import SchemaValidationFailure
 from .formats import make_check
-from .generator import SchemaCompileError, ValidatorCodeGenerator
+from .generator import ValidatorCodeGenerator
 from .resolver import RefIndex
 from .runtime import Invalid
 

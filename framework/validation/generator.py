@@ -21,7 +21,6 @@ trial: the branch's records are kept or dropped as Ajv does.
 """
 from __future__ import annotations
 
-import math
 import re
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
