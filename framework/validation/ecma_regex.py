@@ -85,9 +85,6 @@ def translate_pattern(pattern: str) -> str:
             if i < n and pattern[i] == "^":
                 out.append("^")
                 i += 1
-            if i < n and pattern[i] == "]":  # JS: "[]a]" is not a thing; a "]" here ends an empty class
-                out.append("\\]")
-                i += 1
             continue
         if char == "$":
             out.append("(?!(?s:.))")

@@ -142,12 +142,15 @@ def is_integer_value(value: Any) -> bool:
 def is_number(value: Any) -> bool:
     """A JSON number: an int or a finite float, never a bool (Ajv ``strictNumbers``)."""
     kind = type(value)
-    return kind is int or (kind is float and value - value == 0.0) or (
-        isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
-        and kind is not float and (kind is not Decimal or value.is_finite()))
+    if kind is int:
+        return True
+    if kind is float:
+        return value - value == 0.0
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def is_integer(value: Any) -> bool:
+    """A JSON integer: an int, or a float with no fractional part (1.0), never a bool."""
     kind = type(value)
     if kind is int:
         return True
@@ -155,8 +158,7 @@ def is_integer(value: Any) -> bool:
         return value.is_integer()
     if isinstance(value, bool):
         return False
-    return isinstance(value, int) or (isinstance(value, Decimal) and value.is_finite()
-                                      and value == value.to_integral_value())
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def json_type(value: Any) -> str:
