@@ -87,6 +87,17 @@ class SchemaValidationFailure(Exception):
         self.errors = errors
 
 
+def format_errors(errors: list[dict[str, Any]], data_var: str) -> str:
+    """The default validation message: ``"<data_var><instance_path> <message>"`` for each
+    record, joined by ``", "``.
+
+    >>> format_errors([{"instance_path": "/limit", "message": "should be <= 100"}], "querystring")
+    'querystring/limit should be <= 100'
+    """
+    return ", ".join(f"{data_var}{error.get('instance_path', '')} {error.get('message', '')}"
+                     for error in errors)
+
+
 class ValidationError(FrameworkError):
     """A route input failed its schema: answered 400 unless an error handler decides otherwise."""
 

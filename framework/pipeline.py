@@ -17,7 +17,7 @@ from .error_handler import ERROR_CONTENT_TYPE, ErrorPayload, default_error_handl
 from .errors import (STATUS_CODES, BodyTooLargeError, FailedErrorSerializationError, FrameworkError,
                      InvalidContentLengthError, InvalidMediaTypeError, ResponseSchemaKeyError,
                      SchemaSerializationBuildError, SchemaValidationBuildError, SchemaValidationFailure,
-                     ValidationError)
+                     ValidationError, format_errors)
 from .hooks import REQUEST_HOOKS, synchronous
 from .route import BODY_METHODS, BODY_SCHEMA_METHODS, OPTIONAL_BODY_METHODS, Route
 from .schemas import normalize_input_schema
@@ -36,9 +36,8 @@ _CHUNK = 65536
 
 
 def default_schema_error_formatter(errors: list[dict[str, Any]], data_var: str) -> Exception:
-    """``body/tags/1 should be string``: each record as ``<data_var><instance_path> <message>``, joined by ``", "``."""
-    message = ", ".join(f"{data_var}{e.get('instance_path', '')} {e.get('message', '')}" for e in errors)
-    return ValidationError(message, errors, data_var)
+    """A :class:`ValidationError` whose message is :func:`format_errors`' (``body/tags/1 should be string``)."""
+    return ValidationError(format_errors(errors, data_var), errors, data_var)
 
 
 class Pipeline:

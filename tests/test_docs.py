@@ -3,6 +3,7 @@ import doctest
 from pathlib import Path
 
 import framework.app
+import framework.errors
 import framework.validation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,7 +16,7 @@ def test_readme_examples():
 
 
 def test_docstring_examples():
-    for module in (framework.app, framework.validation):
+    for module in (framework.app, framework.errors, framework.validation):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

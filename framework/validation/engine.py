@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Pattern, Union
 
-from ..errors import SchemaValidationFailure
+from ..errors import SchemaValidationFailure, format_errors
 from .formats import make_check
 from .generator import ValidatorCodeGenerator
 from .resolver import RefIndex
@@ -261,11 +261,3 @@ def compile_schema(schema: Schema, shared: Mapping[str, Schema] | None = None, *
     return ValidatorEngine(custom_options).compile(schema, shared)
 
 
-def format_errors(errors: list[dict[str, Any]], data_var: str) -> str:
-    """The default message: ``"<data_var><instance_path> <message>"`` for each record, joined by ``", "``.
-
-    >>> format_errors([{"instance_path": "/limit", "message": "should be <= 100"}], "querystring")
-    'querystring/limit should be <= 100'
-    """
-    return ", ".join(f"{data_var}{error.get('instance_path', '')} {error.get('message', '')}"
-                     for error in errors)

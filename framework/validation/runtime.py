@@ -236,6 +236,10 @@ def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
     Ajv's order (ajv-compat.md 1.1): in ``"array"`` mode a one-element array is first
     unwrapped; then each listed type's rule is tried in the order written.
     """
+    # The common case (a path or query integer): ASCII digits are exactly JS Number().
+    if type(value) is str and (json_types[0] == "integer" or json_types[0] == "number") \
+            and value.isdigit() and value.isascii():
+        return int(value)
     if array_mode and type(value) is list and len(value) == 1:
         value = value[0]
         if matches_type(value, json_types):
