@@ -53,6 +53,8 @@ class Pipeline:
         self.handler = synchronous(route.options["handler"])
         for name in REQUEST_HOOKS:
             setattr(self, name, tuple(synchronous(h) for h in _route_hooks(route, name)))
+        self.has_request_hooks = bool(self.on_request or self.pre_parsing or self.pre_validation
+                                      or self.pre_handler)
         self.parsers = context._parsers
         self.body_limit = route.options.get("body_limit") or app._body_limit
         method = route.method
@@ -149,7 +151,17 @@ class Pipeline:
         request = self.request_cls(environ, params, self.route)
         reply = self.reply_cls(request, self.route)
         try:
-            self._process(request, reply)
+            if self.has_request_hooks:
+                self._process(request, reply)
+            else:  # the same steps, minus the hooks this route does not have
+                if self.body_mode:
+                    self._parse_body(request)
+                if self.validators:
+                    self._validate(request)
+                result = self.handler(request, reply)
+                if not reply.sent and result is not reply:
+                    reply.sent = True
+                    reply._payload = result
         except Exception as error:
             reply.sent = True
             reply._payload = error

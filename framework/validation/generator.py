@@ -49,7 +49,7 @@ def _type_check(kind: str, var: str) -> str:
     if kind == "string":
         return f"type({var}) is str"
     if kind == "integer":
-        return f"(type({var}) is int or _isint({var}))"
+        return f"(type({var}) is int or type({var}) is float and _isint({var}))"
     if kind == "number":
         return f"(type({var}) in _NUMT and {var} - {var} == 0)"
     if kind == "boolean":
@@ -370,7 +370,14 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 plan = self.const((tuple(type_list), self._array_mode, spec))
                 helper = "_coerce_fail" if self._fast_fail else "_coerce_add"
                 target = f"{self._slot[0]}[{self._slot[1]}] = {var}" if self._slot is not None else var
-                self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")
+                if type_list[0] in ("integer", "number"):
+                    # Path and query integers arrive as digit strings: skip the runtime call.
+                    with self.l(f"if type({var}) is str and {var}.isdigit() and {var}.isascii():"):
+                        self.l(f"{target} = int({var})")
+                    with self.l("else:"):
+                        self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")
+                else:
+                    self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")
             else:
                 self.error("type", {"type": types}, message)
         if self._fast_fail and len(type_list) == 1:
