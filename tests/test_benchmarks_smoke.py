@@ -68,3 +68,20 @@ def test_targets_reported(smoke):
     proc, results = smoke
     assert "Targets" in proc.stdout
     assert all(row[2] in ("PASS", "MISS", "n/a") for row in results["targets"])
+
+
+def test_ratios_are_medians_of_per_round_ratios():
+    from benchmarks import report
+
+    ours = [100.0, 50.0, 300.0]
+    peer = [50.0, 100.0, 100.0]
+    # per-round ratios 2.0, 0.5, 3.0 -> median 2.0 (the ratio of medians would be 1.0)
+    assert report.round_ratio(ours, peer) == 2.0
+    # a failed round (None) is skipped, not shifted
+    assert report.round_ratio([None, 50.0, 300.0], peer) == (0.5 + 3.0) / 2
+
+
+def test_wrk_lua_body_is_escaped():
+    from benchmarks.http import _lua_string
+
+    assert _lua_string(b'{"a": "q\\"x"}\n') == '"{\\034a\\034: \\034q\\092\\034x\\034}\\010"'
