@@ -77,6 +77,13 @@ def inprocess_report(res):
         parts.append(table(
             ("contender", "calls/s (median)", "vs Falcon", "vs hand-written", "ours is"),
             rows, f"In-process {key} {scen['title']} - {res['rounds']} interleaved rounds"))
+    keys = [k for k, scen in res["scenarios"].items() if scen["rates"]]
+    if keys and "ours" in res["scenarios"][keys[0]]["rates"]:
+        names = list(res["scenarios"][keys[0]]["rates"])
+        rows = [[contenders.describe(n)] + [fx(inprocess_ratio(res, k, "ours", n)) for k in keys]
+                for n in names if n != "ours"]
+        parts.append(table(["ours is ... x this contender"] + keys, rows,
+                           "In-process summary: ours / contender, median of per-round ratios"))
     return "\n\n".join(parts)
 
 
@@ -125,6 +132,17 @@ def http_report(res):
             rows, f"HTTP {key} {scenarios.TIMED[key].title} - wrk -c{res['connections']} "
                   f"-d{res['duration']}s, {res['rounds']} interleaved rounds; "
                   "ours@granian-N: ours on granian with the row's worker count"))
+    if keys:
+        rows = []
+        for label, per in res["rows"].items():
+            workers = SERVERS[label.split(" @ ", 1)[1]][1]
+            ref = res["rows"].get(f"ours @ granian-{workers}", {})
+            rows.append([label] + [
+                fx(round_ratio(_http_values(ref[k], "rps"), _http_values(per[k], "rps"))
+                   if ref.get(k) else None) for k in keys])
+        parts.append(table(["ours@granian-N is ... x this server"] + keys, rows,
+                           "HTTP summary: ours on granian (same worker count) / row, "
+                           "median of per-round req/s ratios"))
     return "\n\n".join(parts)
 
 
