@@ -32,6 +32,12 @@ def _default_not_found(request: Any, reply: Any) -> Any:
 class Framework(Context):
     """The application: the root of the context tree and a WSGI callable.
 
+    Options: ``validator`` (``{"custom_options": {...}, "plugins": [...]}``, see
+    ``framework.validation``), ``schema_error_formatter`` (``(errors, data_var) ->
+    Exception``), ``body_limit`` (bytes; larger bodies are 413s), ``logger`` (a
+    ``logging.Logger``, ``True`` for one that logs to stderr at info, or ``None`` for the
+    ``framework`` logger as configured), ``lazy`` (compile each route at its first request).
+
     >>> app = Framework()
     >>> @app.get("/hello")
     ... def hello(request, reply):
@@ -54,7 +60,6 @@ class Framework(Context):
             raise TypeError(f"unknown validator option(s): {', '.join(sorted(unknown))}")
         self._validator_options = validator
         self._validator: ValidatorEngine | None = None
-        self._schema_error_formatter_option = schema_error_formatter
         self._body_limit = body_limit
         self._lazy = lazy
         if isinstance(logger, logging.Logger):
@@ -66,7 +71,6 @@ class Framework(Context):
                 handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
                 self._logger.addHandler(handler)
                 self._logger.setLevel(logging.INFO)
-        self._log_requests = False
         self._router: Router[Route] = Router()
         self._all_routes: list[Route] = []
         self._not_found_contexts: list[Context] = []
@@ -102,7 +106,6 @@ class Framework(Context):
                     raise RouteMissingHandlerError(",".join(pending["method"]) if not isinstance(
                         pending["method"], str) else pending["method"], pending["url"])
                 self._plugin_stack[0]["ms"] = (time.perf_counter() - started) * 1000
-                self._log_requests = self._logger.isEnabledFor(logging.INFO)
                 if self._validator_options:
                     self._validator_engine()  # validator plugins check their options now
                 self._expose_head_routes()

@@ -58,13 +58,14 @@ class Pipeline:
         self.parsers = context._parsers
         self.body_limit = route.options.get("body_limit") or app._body_limit
         method = route.method
+        # 2: parse an announced body; 1: only with a content type and a length; 0: never.
         self.body_mode = 0 if not_found else 2 if method in BODY_METHODS else 1 if method in OPTIONAL_BODY_METHODS \
-            else 2 if method == "*" else 0
+            else 0
         self.error_handlers = tuple(synchronous(h) for h in _error_handler_chain(context))
         self.attach_validation = bool(route.options.get("attach_validation"))
         self.schema_error_formatter = (route.options.get("schema_error_formatter")
                                        or context._inherited("_schema_error_formatter")
-                                       or app._schema_error_formatter or default_schema_error_formatter)
+                                       or default_schema_error_formatter)
         self.validators: tuple[tuple[str, str, Any], ...] = ()
         self.body_validators: dict[str, Callable[[Any], Any]] | None = None
         self.response_exact: dict[int, Any] = {}
@@ -74,7 +75,6 @@ class Pipeline:
         if not not_found:
             self._compile_validators()
             self._compile_serializers()
-        self.log_requests = app._log_requests
 
     # Start-up.
     def _compile_validators(self) -> None:
