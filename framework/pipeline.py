@@ -227,8 +227,11 @@ class Pipeline:
             if expected < 0:
                 raise InvalidContentLengthError()
             body = stream.read(expected) if expected else b""
-            if len(body) != expected:
-                raise InvalidContentLengthError()
+            while len(body) < expected:  # a server's read(n) may return less than n
+                more = stream.read(expected - len(body))
+                if not more:
+                    raise InvalidContentLengthError()
+                body += more
             return body
         if not chunked and not environ.get("wsgi.input_terminated"):
             # Without a length or an end marker a read could block forever: no body.

@@ -178,3 +178,20 @@ def test_bad_status_code():
     response = app.inject(url="/s")
     assert response.status_code == 500
     assert payload(response)["message"] == "Called reply with an invalid status code: 999"
+
+
+def test_body_read_in_short_pieces_and_a_body_shorter_than_declared():
+    app = Framework()
+    app.post("/echo", lambda request, reply: {"body": request.body})
+
+    class Trickle(io.BytesIO):
+        def read(self, size=-1):
+            return super().read(min(size, 3))
+
+    headers = {"Content-Type": "application/json", "Content-Length": "13"}
+    response = app.inject(method="POST", url="/echo", headers=headers, **{"wsgi.input": Trickle(b'{"a": [1, 2]}')})
+    assert response.json() == {"body": {"a": [1, 2]}}
+    short = app.inject(method="POST", url="/echo", headers=headers, **{"wsgi.input": io.BytesIO(b'{"a": 1}')})
+    assert short.status_code == 400
+    assert payload(short) == {"statusCode": 400, "code": "FST_ERR_CTP_INVALID_CONTENT_LENGTH", "error": "Bad Request",
+                              "message": "Request body size did not match Content-Length"}
