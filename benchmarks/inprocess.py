@@ -112,6 +112,17 @@ def _timer(app, environ, body, n):
     return perf() - t0
 
 
+def _null_app(environ, start_response):
+    start_response("200 OK", [("Content-Length", "0")])
+    return [b""]
+
+
+def harness_overhead_us(calls=100_000, repeats=5):
+    """Per-call cost of the harness itself (environ copy, BytesIO, draining)."""
+    environ, body = make_environ(scenarios.S3)
+    return min(_timer(_null_app, environ, body, calls) for _ in range(repeats)) / calls * 1e6
+
+
 def prepare(names, log=print):
     """Import, build and check every contender.
 
@@ -154,7 +165,8 @@ def run(names=WSGI_CONTENDERS, scenario_keys=("S1", "S2", "S3", "S4"), rounds=11
     for name in names:
         log(f"  check {name:12s} {status[name]}")
     rng = random.Random(seed)
-    result = {"status": status, "rounds": rounds, "scenarios": {}}
+    result = {"status": status, "rounds": rounds, "scenarios": {},
+              "harness_us": harness_overhead_us(calls=2_000 if fixed_calls else 100_000)}
     for key in scenario_keys:
         scenario = scenarios.TIMED[key]
         environ, body = make_environ(scenario)

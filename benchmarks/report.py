@@ -84,6 +84,10 @@ def inprocess_report(res):
                 for n in names if n != "ours"]
         parts.append(table(["ours is ... x this contender"] + keys, rows,
                            "In-process summary: ours / contender, median of per-round ratios"))
+    if res.get("harness_us") is not None:
+        parts.append(f"The harness itself (environ copy, fresh BytesIO, draining the answer) costs "
+                     f"{res['harness_us']:.2f} us per call, included in every figure above as a "
+                     "server's own per-request work would be.")
     return "\n\n".join(parts)
 
 
