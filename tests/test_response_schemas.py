@@ -174,3 +174,29 @@ def test_lazy_compiles_at_first_request_once():
     assert app.inject(url="/lazy").status_code == 200
     assert app.inject(url="/lazy").status_code == 200
     assert compiled == ["/lazy"]
+
+
+def test_lazy_compile_is_once_across_threads():
+    import threading
+    import time
+
+    app = Framework(lazy=True)
+    compiled = []
+
+    def slow_compiler(**kwargs):
+        compiled.append(kwargs["url"])
+        time.sleep(0.05)  # widen the window in which a second thread could compile too
+        return lambda data: json.dumps(data)
+
+    app.set_serializer_compiler(slow_compiler)
+    app.get("/lazy", {"schema": {"response": {200: USER}}}, reply_with(200))
+    app.ready()
+    statuses = []
+    threads = [threading.Thread(target=lambda: statuses.append(app.inject(url="/lazy").status_code))
+               for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses == [200] * 6
+    assert compiled == ["/lazy"]
