@@ -80,7 +80,6 @@ class Framework(Context):
         self._loading = False
         self._closed = False
         self._plugin_stack: list[dict[str, Any]] = [{"name": "root", "ms": 0.0, "children": []}]
-        self._dispatch: Callable[[dict[str, Any], StartResponse], Iterable[bytes]] = self._first_call
         self._init_context(None, self, "root", "")
         self._schema_error_formatter = schema_error_formatter
 
@@ -113,7 +112,6 @@ class Framework(Context):
                     route.handle = _LazyPipeline(route, self) if self._lazy else Pipeline(route, self)
                 self._not_found_pipelines = self._build_not_found()
                 self._ready = True
-                self._dispatch = self._route_request
                 for context in self._walk():
                     for hook in context._hooks.get("on_ready", ()):
                         hook()
@@ -173,30 +171,28 @@ class Framework(Context):
 
     # WSGI.
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        return self._root._dispatch(environ, start_response)
-
-    def _first_call(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        self.ready()
-        return self._route_request(environ, start_response)
-
-    def _route_request(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        root = self._root
+        if not root._ready:
+            root.ready()
         method = environ["REQUEST_METHOD"]
         path = environ.get("PATH_INFO") or "/"
-        routes = self._router.static.get(method)
+        routes = root._router.static.get(method)
         if routes is not None:
             route = routes.get(path)
             if route is not None:
                 return route.handle(environ, start_response, {})  # type: ignore[misc]
-        if not path.isascii():
+        if path.isascii():
+            found = root._router.find_parametric(method, path)
+        else:  # WSGI gives the path as latin-1; URLs are UTF-8
             try:
                 path = path.encode("latin-1").decode("utf-8")
             except UnicodeError:
-                return self._bad_url(environ, start_response, path)
+                return root._bad_url(environ, start_response, path)
             environ["framework.path"] = path
-        found = self._router.find(method, path)
+            found = root._router.find(method, path)
         if found is not None:
             return found[0].handle(environ, start_response, found[1])  # type: ignore[misc]
-        return self._not_found_pipeline(path)(environ, start_response, {})
+        return root._not_found_pipeline(path)(environ, start_response, {})
 
     def _bad_url(self, environ: dict[str, Any], start_response: StartResponse, path: str) -> Iterable[bytes]:
         pipeline = self._not_found_pipelines[-1][1]

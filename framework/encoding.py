@@ -32,42 +32,32 @@ def loads(raw: bytes) -> Any:
         raise JsonDecodeError(str(error)) from None
 
 
-class _HasUndefined(Exception):
-    pass
-
-
-def _default(value: Any) -> Any:
-    if value is UNDEFINED:
-        raise _HasUndefined
+def default(value: Any) -> Any:
+    """orjson's ``default``: sets and tuples as arrays, dates and times as ISO strings."""
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
-    if hasattr(value, "isoformat"):
+    if value is not UNDEFINED and hasattr(value, "isoformat"):
         return value.isoformat()
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def _strip_undefined(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_undefined(v) for k, v in value.items() if v is not UNDEFINED}
-    if isinstance(value, (list, tuple)):
-        return [None if v is UNDEFINED else _strip_undefined(v) for v in value]
-    return value
-
-
 def dumps_bytes(value: Any) -> bytes:
-    """Encode ``value`` as UTF-8 JSON; dict entries whose value is ``UNDEFINED`` are left out.
+    """Encode ``value`` as UTF-8 JSON; dict entries whose value is ``UNDEFINED`` are left out
+    (in a list, ``UNDEFINED`` is ``null``, as in ``JSON.stringify``).
 
-    Non-finite floats become ``null`` (as ``JSON.stringify`` does); dates and times
-    become ISO strings; sets and tuples become arrays.
+    Non-finite floats become ``null``; dates and times become ISO strings; sets and
+    tuples become arrays.
     """
     try:
-        return orjson.dumps(value, default=_default)
-    except _HasUndefined:
-        return dumps_bytes(_strip_undefined(value))
+        return orjson.dumps(value, default=default)
     except TypeError:
-        # Keys that are not str, a lone surrogate, an int beyond 64 bits: the stdlib copes.
-        return json.dumps(_stdlib_ready(value), separators=(",", ":"), default=_default,
-                          allow_nan=False).encode()
+        pass
+    # UNDEFINED entries, keys that are not str, a lone surrogate, an int beyond 64 bits.
+    cleaned = _cleaned(value)
+    try:
+        return orjson.dumps(cleaned, default=default)
+    except TypeError:
+        return json.dumps(cleaned, separators=(",", ":"), default=default, allow_nan=False).encode()
 
 
 def dumps(value: Any) -> str:
@@ -75,12 +65,12 @@ def dumps(value: Any) -> str:
     return dumps_bytes(value).decode()
 
 
-def _stdlib_ready(value: Any) -> Any:
+def _cleaned(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {(k if isinstance(k, str) else str(k)): _stdlib_ready(v) for k, v in value.items()
+        return {(k if isinstance(k, str) else str(k)): _cleaned(v) for k, v in value.items()
                 if v is not UNDEFINED}
     if isinstance(value, (list, tuple)):
-        return [_stdlib_ready(v) for v in value]
+        return [None if v is UNDEFINED else _cleaned(v) for v in value]
     return value

@@ -6,7 +6,7 @@ from typing import Any
 
 from .errors import STATUS_CODES
 
-ERROR_CONTENT_TYPE = "application/json; charset=utf-8"
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
 def status_for(error: BaseException) -> int:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from orjson import dumps as _orjson_dumps
+
 from . import encoding
 from .content_types import parse_media_type
-from .error_handler import ERROR_CONTENT_TYPE, ErrorPayload, default_error_handler, status_for
+from .error_handler import JSON_CONTENT_TYPE, ErrorPayload, default_error_handler, status_for
 from .errors import (STATUS_CODES, BodyTooLargeError, FailedErrorSerializationError, FrameworkError,
                      InvalidContentLengthError, InvalidMediaTypeError, ResponseSchemaKeyError,
                      SchemaSerializationBuildError, SchemaValidationBuildError, SchemaValidationFailure,
@@ -75,6 +77,8 @@ class Pipeline:
         if not not_found:
             self._compile_validators()
             self._compile_serializers()
+        self.plain_reply = not (self.has_response_schemas or self.pre_serialization or self.on_send
+                                or self.on_response)
 
     # Start-up.
     def _compile_validators(self) -> None:
@@ -160,6 +164,21 @@ class Pipeline:
                     self._validate(request)
                 result = self.handler(request, reply)
                 if not reply.sent and result is not reply:
+                    kind = type(result)
+                    status = reply.status_code
+                    if self.plain_reply and (kind is dict or kind is list) and 200 <= status < 300 \
+                            and status != 204 and environ["REQUEST_METHOD"] != "HEAD":
+                        # The common case, with nothing to run around it: answer here.
+                        try:
+                            body = _orjson_dumps(result, default=encoding.default)
+                        except TypeError:
+                            body = encoding.dumps_bytes(result)  # UNDEFINED entries and other rarities
+                        headers = reply._headers
+                        if "content-type" not in headers:
+                            headers["content-type"] = JSON_CONTENT_TYPE
+                        headers["content-length"] = str(len(body))
+                        start_response(_STATUS_LINES[status], list(headers.items()))
+                        return [body]
                     reply.sent = True
                     reply._payload = result
         except Exception as error:
@@ -330,9 +349,15 @@ class Pipeline:
                 serializer = self._response_serializer(reply.status_code, headers.get("content-type"), reply)
                 if serializer is not None and isinstance(payload, ErrorPayload):
                     payload = payload.with_error_fields()
-            payload = serializer(payload) if serializer is not None else encoding.dumps_bytes(payload)
+            if serializer is not None:
+                payload = serializer(payload)
+            else:
+                try:
+                    payload = _orjson_dumps(payload, default=encoding.default)
+                except TypeError:
+                    payload = encoding.dumps_bytes(payload)  # UNDEFINED entries and other rarities
             if "content-type" not in headers:
-                headers["content-type"] = ERROR_CONTENT_TYPE
+                headers["content-type"] = JSON_CONTENT_TYPE
         if self.on_send:
             if type(payload) is bytes and "charset=utf-8" in headers.get("content-type", ""):
                 payload = payload.decode()  # hooks get JSON and text as str
@@ -407,7 +432,7 @@ class Pipeline:
         self.context.log.error("failed to serialize an error: %s", error, exc_info=error)
         failure = FailedErrorSerializationError(str(error), str(original))
         reply.status_code = 500
-        reply._headers = {"content-type": ERROR_CONTENT_TYPE}
+        reply._headers = {"content-type": JSON_CONTENT_TYPE}
         return encoding.dumps_bytes({"statusCode": 500, "code": failure.code, "message": failure.message})
 
 

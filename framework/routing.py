@@ -74,6 +74,10 @@ class Router(Generic[T]):
             value = routes.get(path)
             if value is not None:
                 return value, {}
+        return self.find_parametric(method, path)
+
+    def find_parametric(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
+        """:meth:`find` for a path already known not to be a static route."""
         node = self._trees.get(method)
         if node is None:
             return None
