@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Pattern, Union
 
-from ..errors import SchemaValidationFailure, format_errors
+from ..errors import SchemaValidationFailure
 from .formats import make_check
 from .generator import ValidatorCodeGenerator
 from .resolver import RefIndex
