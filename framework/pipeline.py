@@ -23,6 +23,7 @@ from .errors import (STATUS_CODES, BodyTooLargeError, FailedErrorSerializationEr
 from .hooks import REQUEST_HOOKS, synchronous
 from .route import BODY_METHODS, BODY_SCHEMA_METHODS, OPTIONAL_BODY_METHODS, Route
 from .schemas import normalize_input_schema
+from .validation.runtime import Invalid as _Invalid
 
 if TYPE_CHECKING:
     from .app import Framework
@@ -68,7 +69,7 @@ class Pipeline:
         self.schema_error_formatter = (route.options.get("schema_error_formatter")
                                        or context._inherited("_schema_error_formatter")
                                        or default_schema_error_formatter)
-        self.validators: tuple[tuple[str, str, Any], ...] = ()
+        self.validators: tuple[tuple[str, str, Any, Any], ...] = ()
         self.body_validators: dict[str, Callable[[Any], Any]] | None = None
         self.response_exact: dict[int, Any] = {}
         self.response_class: dict[int, Any] = {}
@@ -96,9 +97,10 @@ class Pipeline:
                 self.body_validators = {
                     parse_media_type(media_type).essence: self._compile_one(entry["schema"], part, compiler)
                     for media_type, entry in part_schema["content"].items()}
-                validators.append((part, attribute, None))
+                validators.append((part, attribute, None, None))
                 continue
-            validators.append((part, attribute, self._compile_one(part_schema, part, compiler)))
+            validate = self._compile_one(part_schema, part, compiler)
+            validators.append((part, attribute, validate, getattr(validate, "root", None)))
         self.validators = tuple(validators)
 
     def _compile_one(self, schema: Any, part: str, compiler: Callable[..., Any] | None) -> Callable[[Any], Any]:
@@ -267,7 +269,7 @@ class Pipeline:
             chunks.append(chunk)
 
     def _validate(self, request: "Request") -> None:
-        for part, attribute, validate in self.validators:
+        for part, attribute, validate, root in self.validators:
             if part == "body":
                 media_type = request.media_type
                 if self.body_validators is not None:
@@ -276,14 +278,25 @@ class Pipeline:
                         continue
                 elif media_type is not None and not media_type.is_json:
                     continue  # validation runs for the JSON content type only (seed 4.4 note 4)
-            try:
-                setattr(request, attribute, validate(getattr(request, attribute)))
-            except SchemaValidationFailure as failure:
-                error = self._validation_error(failure.errors, part)
-            except Exception as raised:
-                error = _as_validation_error(raised, part)
+            if root is not None:  # the default engine's generated code, called as its wrapper would
+                errors: list[dict[str, Any]] = []
+                try:
+                    value = root(getattr(request, attribute), "", errors)
+                except _Invalid:
+                    pass
+                if not errors:
+                    setattr(request, attribute, value)
+                    continue
+                error = self._validation_error(errors, part)
             else:
-                continue
+                try:
+                    setattr(request, attribute, validate(getattr(request, attribute)))
+                except SchemaValidationFailure as failure:
+                    error = self._validation_error(failure.errors, part)
+                except Exception as raised:
+                    error = _as_validation_error(raised, part)
+                else:
+                    continue
             if self.attach_validation:
                 request.validation_error = error
                 return

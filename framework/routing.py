@@ -81,11 +81,10 @@ class Router(Generic[T]):
         node = self._trees.get(method)
         if node is None:
             return None
-        segments = path.split("/")
         # Greedy descent (static child first, then the parameter) finds almost every
         # route; only a dead end pays for the backtracking search.
         values = []
-        for segment in segments[1:]:
+        for segment in path[1:].split("/"):
             child = node.static.get(segment)
             if child is not None:
                 node = child
@@ -93,10 +92,10 @@ class Router(Generic[T]):
                 values.append(segment)
                 node = node.param
             else:
-                return _match(self._trees[method], segments, 1, [])
+                return _match(self._trees[method], path.split("/"), 1, [])
         if node.value is not None:
             return node.value, dict(zip(node.param_names, values))
-        return _match(self._trees[method], segments, 1, [])
+        return _match(self._trees[method], path.split("/"), 1, [])
 
     def routes(self) -> Iterator[tuple[str, str]]:
         for method, paths in self._paths.items():
