@@ -200,14 +200,7 @@ def http_check(server, scenario):
         status, data = exc.code, exc.read()
     except OSError as exc:
         return f"request failed: {exc}"
-    try:
-        payload = json.loads(data) if data else None
-    except ValueError:
-        if scenario.status >= 400:
-            payload = None
-        else:
-            return f"status {status}, body is not JSON: {data[:120]!r}"
-    return scenario.judge(status, payload)
+    return scenario.judge_body(status, data)
 
 
 def run_wrk(wrk, url, lua, duration, connections, threads=1):

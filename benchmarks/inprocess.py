@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import io
-import json
 import random
 import sys
 import time
@@ -84,14 +83,7 @@ def check(app, scenario):
         status, _headers, data = call_once(app, scenario)
     except Exception:  # noqa: BLE001 - report any crash as a failed check
         return "raised " + traceback.format_exc(limit=3).strip().splitlines()[-1]
-    try:
-        payload = json.loads(data) if data else None
-    except ValueError:
-        if scenario.status >= 400:
-            payload = None
-        else:
-            return f"status {status}, body is not JSON: {data[:120]!r}"
-    return scenario.judge(status, payload)
+    return scenario.judge_body(status, data)
 
 
 def _timer(app, environ, body, n):

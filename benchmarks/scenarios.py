@@ -145,6 +145,17 @@ class Scenario:
     def url(self):
         return self.path + ("?" + self.query if self.query else "")
 
+    def judge_body(self, status, data):
+        """:meth:`judge` for a raw body: None when it is right, else a reason."""
+        try:
+            payload = json.loads(data) if data else None
+        except ValueError:
+            if self.status >= 400:
+                payload = None
+            else:
+                return f"status {status}, body is not JSON: {data[:120]!r}"
+        return self.judge(status, payload)
+
     def judge(self, status, payload):
         """Return None when (status, parsed JSON payload) is right, else a reason."""
         if status != self.status:

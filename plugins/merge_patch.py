@@ -117,20 +117,16 @@ def _index(container: list, token: str, pointer: str, *, allow_end: bool) -> int
 
 def _parent(document: Any, pointer: str) -> tuple[Any, str]:
     tokens = _tokens(pointer)
-    node = document
-    for token in tokens[:-1]:
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list):
-            node = node[_index(node, token, pointer, allow_end=False)]
-        else:
-            raise JsonPatchError(f"path {pointer!r} does not exist")
-    return node, tokens[-1]
+    return _walk(document, tokens[:-1], pointer), tokens[-1]
 
 
 def _get(document: Any, pointer: str) -> Any:
+    return _walk(document, _tokens(pointer), pointer)
+
+
+def _walk(document: Any, tokens: list[str], pointer: str) -> Any:
     node = document
-    for token in _tokens(pointer):
+    for token in tokens:
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list):
