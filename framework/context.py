@@ -15,13 +15,15 @@ from __future__ import annotations
 import collections.abc
 import logging
 import re
+import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from .content_types import ContentTypeParsers, Parser
-from .errors import (DecoratorAfterStartError, DecoratorAlreadyPresentError, DecoratorReferenceTypeError,
+from .errors import (DecoratorAfterStartError, DecoratorAlreadyPresentError, DecoratorMissingDependencyError,
+                     DecoratorReferenceTypeError, PluginDependencyError, PluginNotPresentError,
                      FrameworkError, InstanceAlreadyStartedError)
 from .hooks import APPLICATION_HOOKS, check_hook
-from .loader import plugin_meta, plugin_name
+from .loader import plugin_meta, plugin_name, run_plugin_body
 from .reply import Reply
 from .request import Request
 from .route import Route, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
@@ -144,9 +146,6 @@ class Context:
                 self._load_plugin(plugin_fn, opts)
 
     def _load_plugin(self, plugin_fn: Callable[..., Any], opts: dict[str, Any]) -> None:
-        import time
-
-        from .loader import run_plugin_body
         meta = plugin_meta(plugin_fn)
         name = plugin_name(plugin_fn)
         self._check_plugin_meta(name, meta)
@@ -173,7 +172,6 @@ class Context:
             self._root._plugin_tree_pop((time.perf_counter() - started) * 1000)
 
     def _check_plugin_meta(self, name: str, meta: Any) -> None:
-        from .errors import PluginDependencyError, PluginNotPresentError
         if meta is None:
             return
         for dependency in meta.dependencies:
@@ -207,7 +205,6 @@ class Context:
 
     def _decorate(self, kind: str, target: type, reserved: Any, name: str, value: Any,
                   dependencies: list[str] | None) -> None:
-        from .errors import create_error
         if self._root._ready:
             raise DecoratorAfterStartError(name)
         if not isinstance(name, str) or not name.isidentifier():
@@ -220,7 +217,7 @@ class Context:
                "reply": self.has_reply_decorator}[kind]
         for dependency in dependencies or ():
             if not has(dependency):
-                raise create_error("FST_ERR_DEC_MISSING_DEPENDENCY", "The decorator is missing dependency '%s'.")(dependency)
+                raise DecoratorMissingDependencyError(dependency)
         setattr(target, name, value)
         self._own_decorators[kind].add(name)
 

@@ -146,6 +146,8 @@ SchemaSerializationBuildError = create_error(
 ResponseSchemaKeyError = create_error(
     "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX", "Response schema key '%s' is not a status code, a class like '2xx' or 'default'")
 DecoratorAlreadyPresentError = create_error("FST_ERR_DEC_ALREADY_PRESENT", "The decorator '%s' has already been added!")
+DecoratorMissingDependencyError = create_error(
+    "FST_ERR_DEC_MISSING_DEPENDENCY", "The decorator is missing dependency '%s'.")
 DecoratorAfterStartError = create_error("FST_ERR_DEC_AFTER_START", "The decorator '%s' has been added after start!")
 DecoratorReferenceTypeError = create_error(
     "FST_ERR_DEC_REFERENCE_TYPE",

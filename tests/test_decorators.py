@@ -91,3 +91,13 @@ def test_apps_do_not_share_decorators():
     first, second = Framework(), Framework()
     first.decorate("only_first", 1)
     assert not hasattr(second, "only_first")
+
+
+def test_decorator_dependencies_must_be_present():
+    from framework.errors import DecoratorMissingDependencyError
+    app = Framework()
+    with pytest.raises(DecoratorMissingDependencyError, match="The decorator is missing dependency 'db'."):
+        app.decorate("users", lambda self: [], dependencies=["db"])
+    app.decorate("db", "connection")
+    app.decorate("users", lambda self: self.db, dependencies=["db"])
+    assert app.users() == "connection"
