@@ -6,6 +6,7 @@ An error reply is JSON with keys in the order ``statusCode, code, error, message
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 #: Node's ``http.STATUS_CODES``: the ``error`` words of every error payload.
@@ -32,9 +33,13 @@ STATUS_CODES: dict[int, str] = {
 }
 
 
+#: The WSGI status line of each status (``"413 Payload Too Large"``).
+STATUS_LINES: dict[int, str] = {status: f"{status} {text}" for status, text in STATUS_CODES.items()}
+
+
 def status_line(status: int) -> str:
-    """The WSGI status line for ``status`` (``"413 Payload Too Large"``)."""
-    return f"{status} {STATUS_CODES.get(status, 'Unknown')}"
+    """The WSGI status line for ``status`` (``"413 Payload Too Large"``, ``"599 Unknown"``)."""
+    return STATUS_LINES.get(status) or f"{status} Unknown"
 
 
 class FrameworkError(Exception):
@@ -66,12 +71,28 @@ class FrameworkError(Exception):
         if headers is not None:
             self.headers = headers
 
+    def __reduce__(self) -> Any:
+        # The message is already formatted: rebuild without formatting it twice.
+        return _rebuild, (type(self), self.message, dict(self.__dict__))
+
+
+def _rebuild(cls: type[FrameworkError], message: str, state: dict[str, Any]) -> FrameworkError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
 
 def create_error(code: str, message: str, status_code: int = 500,
                  base: type[FrameworkError] = FrameworkError) -> type[FrameworkError]:
-    """Make an error class in the manner of ``@fastify/error``: ``create_error(code, "x %s", 400)``."""
+    """Make an error class in the manner of ``@fastify/error``: ``create_error(code, "x %s", 400)``.
+
+    The class is named after ``code`` and belongs to the calling module, so tracebacks
+    name where it was made.
+    """
+    module = sys._getframe(1).f_globals.get("__name__", __name__)
     return type(code, (base,), {"code": code, "message_template": message,
-                                "status_code": status_code, "__module__": __name__})
+                                "status_code": status_code, "__module__": module})
 
 
 class SchemaValidationFailure(Exception):
@@ -112,21 +133,57 @@ class ValidationError(FrameworkError):
 
 
 # Request-time errors.
-NotFoundError = create_error("FST_ERR_NOT_FOUND", "Not Found", 404)
-BodyTooLargeError = create_error("FST_ERR_CTP_BODY_TOO_LARGE", "Request body is too large", 413)
-InvalidMediaTypeError = create_error("FST_ERR_CTP_INVALID_MEDIA_TYPE", "Unsupported Media Type: %s", 415)
-InvalidContentLengthError = create_error(
-    "FST_ERR_CTP_INVALID_CONTENT_LENGTH", "Request body size did not match Content-Length", 400)
-EmptyJsonBodyError = create_error(
-    "FST_ERR_CTP_EMPTY_JSON_BODY", "Body cannot be empty when content-type is set to 'application/json'", 400)
-BadUrlError = create_error("FST_ERR_BAD_URL", "'%s' is not a valid url component", 400)
-InvalidPayloadTypeError = create_error(
-    "FST_ERR_REP_INVALID_PAYLOAD_TYPE",
-    "Attempted to send payload of invalid type '%s'. Expected a string or bytes.", 500)
-BadStatusCodeError = create_error("FST_ERR_BAD_STATUS_CODE", "Called reply with an invalid status code: %s")
-InvalidHeaderError = create_error("FST_ERR_REP_INVALID_HEADER", "Invalid header value for '%s': CR and LF are not allowed")
-FailedErrorSerializationError = create_error(
-    "FST_ERR_FAILED_ERROR_SERIALIZATION", "Failed to serialize an error. Error: %s. Original error: %s")
+class BodyTooLargeError(FrameworkError):
+    code = "FST_ERR_CTP_BODY_TOO_LARGE"
+    message_template = "Request body is too large"
+    status_code = 413
+
+
+class InvalidMediaTypeError(FrameworkError):
+    code = "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+    message_template = "Unsupported Media Type: %s"
+    status_code = 415
+
+
+class InvalidContentLengthError(FrameworkError):
+    code = "FST_ERR_CTP_INVALID_CONTENT_LENGTH"
+    message_template = "Request body size did not match Content-Length"
+    status_code = 400
+
+
+class EmptyJsonBodyError(FrameworkError):
+    code = "FST_ERR_CTP_EMPTY_JSON_BODY"
+    message_template = "Body cannot be empty when content-type is set to 'application/json'"
+    status_code = 400
+
+
+class BadUrlError(FrameworkError):
+    code = "FST_ERR_BAD_URL"
+    message_template = "'%s' is not a valid url component"
+    status_code = 400
+
+
+class BadStatusCodeError(FrameworkError):
+    code = "FST_ERR_BAD_STATUS_CODE"
+    message_template = "Called reply with an invalid status code: %s"
+
+
+class InvalidHeaderError(FrameworkError):
+    code = "FST_ERR_REP_INVALID_HEADER"
+    message_template = ("Invalid value for header '%s': control characters (CR, LF, NUL...) and text "
+                        "outside latin-1 are not allowed")
+
+
+class InvalidHeaderNameError(FrameworkError):
+    code = "FST_ERR_REP_INVALID_HEADER_NAME"
+    message_template = "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)"
+
+
+class FailedErrorSerializationError(FrameworkError):
+    code = "FST_ERR_FAILED_ERROR_SERIALIZATION"
+    message_template = "Failed to serialize an error. Error: %s. Original error: %s"
+
+
 
 
 class JsonBodyError(FrameworkError):
@@ -136,41 +193,132 @@ class JsonBodyError(FrameworkError):
 
 
 # Start-up errors (raised at declaration or by ready()).
-SchemaMissingIdError = create_error("FST_ERR_SCH_MISSING_ID", "Missing schema $id property")
-SchemaAlreadyPresentError = create_error("FST_ERR_SCH_ALREADY_PRESENT", "Schema with id '%s' already declared!")
-SchemaDuplicateError = create_error("FST_ERR_SCH_DUPLICATE", "Schema with '%s' already present!")
-SchemaValidationBuildError = create_error(
-    "FST_ERR_SCH_VALIDATION_BUILD", "Failed building the validation schema for %s: %s, due to error %s")
-SchemaSerializationBuildError = create_error(
-    "FST_ERR_SCH_SERIALIZATION_BUILD", "Failed building the serialization schema for %s: %s, due to error %s")
-ResponseSchemaKeyError = create_error(
-    "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX", "Response schema key '%s' is not a status code, a class like '2xx' or 'default'")
-DecoratorAlreadyPresentError = create_error("FST_ERR_DEC_ALREADY_PRESENT", "The decorator '%s' has already been added!")
-DecoratorMissingDependencyError = create_error(
-    "FST_ERR_DEC_MISSING_DEPENDENCY", "The decorator is missing dependency '%s'.")
-DecoratorAfterStartError = create_error("FST_ERR_DEC_AFTER_START", "The decorator '%s' has been added after start!")
-DecoratorReferenceTypeError = create_error(
-    "FST_ERR_DEC_REFERENCE_TYPE",
-    "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a hook, or a property")
-HookInvalidTypeError = create_error("FST_ERR_HOOK_INVALID_TYPE", "The hook name must be a string")
-HookInvalidHandlerError = create_error("FST_ERR_HOOK_INVALID_HANDLER", "%s hook should be a function, instead got %s")
-HookNotSupportedError = create_error("FST_ERR_HOOK_NOT_SUPPORTED", "%s hook not supported!")
-RouteMissingHandlerError = create_error("FST_ERR_ROUTE_MISSING_HANDLER", "Missing handler function for \"%s:%s\" route.")
-RouteDuplicatedHandlerError = create_error(
-    "FST_ERR_ROUTE_DUPLICATED_HANDLER", "Duplicate handler for \"%s:%s\" route is not allowed!")
-RouteMethodNotSupportedError = create_error("FST_ERR_ROUTE_METHOD_NOT_SUPPORTED", "%s method is not supported.")
-RouteBodyValidationNotSupportedError = create_error(
-    "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED", "Body validation schema for %s:%s route is not supported!")
-RouteBodyLimitError = create_error(
-    "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT", "'body_limit' option must be a positive integer. Got '%s'")
-DuplicatedRouteError = create_error("FST_ERR_DUPLICATED_ROUTE", "Method '%s' already declared for route '%s'")
-InstanceAlreadyStartedError = create_error("FST_ERR_INSTANCE_ALREADY_LISTENING", "Fastify instance is already started. %s")
-ContentTypeParserAlreadyPresentError = create_error(
-    "FST_ERR_CTP_ALREADY_PRESENT", "Content type parser '%s' already present.")
-ContentTypeParserInvalidError = create_error(
-    "FST_ERR_CTP_INVALID_TYPE", "The content type should be a string, a list of strings or a compiled regex")
-PluginNotPresentError = create_error(
-    "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE", "The decorator '%s' required by '%s' is not present in %s")
-PluginDependencyError = create_error(
-    "FST_ERR_PLUGIN_DEPENDENCY", "The dependency '%s' of plugin '%s' is not registered")
-PluginError = create_error("FST_ERR_PLUGIN", "Plugin '%s' failed: %s")
+class SchemaMissingIdError(FrameworkError):
+    code = "FST_ERR_SCH_MISSING_ID"
+    message_template = "Missing schema $id property"
+
+
+class SchemaAlreadyPresentError(FrameworkError):
+    code = "FST_ERR_SCH_ALREADY_PRESENT"
+    message_template = "Schema with id '%s' already declared!"
+
+
+class SchemaDuplicateError(FrameworkError):
+    code = "FST_ERR_SCH_DUPLICATE"
+    message_template = "Schema with '%s' already present!"
+
+
+class SchemaValidationBuildError(FrameworkError):
+    code = "FST_ERR_SCH_VALIDATION_BUILD"
+    message_template = "Failed building the validation schema for %s: %s, due to error %s"
+
+
+class SchemaSerializationBuildError(FrameworkError):
+    code = "FST_ERR_SCH_SERIALIZATION_BUILD"
+    message_template = "Failed building the serialization schema for %s: %s, due to error %s"
+
+
+class ResponseSchemaKeyError(FrameworkError):
+    code = "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX"
+    message_template = "Response schema key '%s' is not a status code, a class like '2xx' or 'default'"
+class DecoratorAlreadyPresentError(FrameworkError):
+    code = "FST_ERR_DEC_ALREADY_PRESENT"
+    message_template = "The decorator '%s' has already been added!"
+
+
+class DecoratorReservedError(DecoratorAlreadyPresentError):
+    code = "FST_ERR_DEC_RESERVED"
+    message_template = "The decorator name '%s' is reserved: the %s already has an attribute of that name"
+
+
+class DecoratorMissingDependencyError(FrameworkError):
+    code = "FST_ERR_DEC_MISSING_DEPENDENCY"
+    message_template = "The decorator is missing dependency '%s'."
+
+
+class DecoratorAfterStartError(FrameworkError):
+    code = "FST_ERR_DEC_AFTER_START"
+    message_template = "The decorator '%s' has been added after start!"
+
+
+class DecoratorReferenceTypeError(FrameworkError):
+    code = "FST_ERR_DEC_REFERENCE_TYPE"
+    message_template = "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a hook, or a property"
+
+
+class HookInvalidTypeError(FrameworkError):
+    code = "FST_ERR_HOOK_INVALID_TYPE"
+    message_template = "The hook name must be a string"
+
+
+class HookInvalidHandlerError(FrameworkError):
+    code = "FST_ERR_HOOK_INVALID_HANDLER"
+    message_template = "%s hook should be a function, instead got %s"
+
+
+class HookNotSupportedError(FrameworkError):
+    code = "FST_ERR_HOOK_NOT_SUPPORTED"
+    message_template = "%s hook not supported!"
+
+
+class RouteMissingHandlerError(FrameworkError):
+    code = "FST_ERR_ROUTE_MISSING_HANDLER"
+    message_template = "Missing handler function for \"%s:%s\" route."
+
+
+class RouteDuplicatedHandlerError(FrameworkError):
+    code = "FST_ERR_ROUTE_DUPLICATED_HANDLER"
+    message_template = "Duplicate handler for \"%s:%s\" route is not allowed!"
+
+
+class RouteMethodNotSupportedError(FrameworkError):
+    code = "FST_ERR_ROUTE_METHOD_NOT_SUPPORTED"
+    message_template = "%s method is not supported."
+
+
+class RouteBodyValidationNotSupportedError(FrameworkError):
+    code = "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED"
+    message_template = "Body validation schema for %s:%s route is not supported!"
+
+
+class RouteBodyLimitError(FrameworkError):
+    code = "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT"
+    message_template = "'body_limit' option must be a positive integer. Got '%s'"
+
+
+class DuplicatedRouteError(FrameworkError):
+    code = "FST_ERR_DUPLICATED_ROUTE"
+    message_template = "Method '%s' already declared for route '%s'"
+
+
+class InstanceAlreadyStartedError(FrameworkError):
+    code = "FST_ERR_INSTANCE_ALREADY_LISTENING"
+    message_template = "Fastify instance is already started. %s"
+
+
+class ContentTypeParserAlreadyPresentError(FrameworkError):
+    code = "FST_ERR_CTP_ALREADY_PRESENT"
+    message_template = "Content type parser '%s' already present."
+
+
+class ContentTypeParserInvalidError(FrameworkError):
+    code = "FST_ERR_CTP_INVALID_TYPE"
+    message_template = "The content type should be a string, a list of strings or a compiled regex"
+
+
+class PluginNotPresentError(FrameworkError):
+    code = "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE"
+    message_template = "The decorator '%s' required by '%s' is not present in %s"
+
+
+class PluginTimeoutError(FrameworkError):
+    code = "FST_ERR_PLUGIN_TIMEOUT"
+    message_template = ("Plugin did not start in time: '%s' did not call 'done' within %s s "
+                        "(Framework(plugin_timeout=...) sets the limit)")
+
+
+class PluginDependencyError(FrameworkError):
+    code = "FST_ERR_PLUGIN_DEPENDENCY"
+    message_template = "The dependency '%s' of plugin '%s' is not registered"
+
+

@@ -1,17 +1,25 @@
-"""Hook names, their checks, and the runner that makes ``async def`` hooks and handlers synchronous.
+"""Hooks: their names and checks, each context's own hooks, the lifecycle step that runs
+one phase of them, and the runner that makes ``async def`` hooks and handlers synchronous.
 
 Request hooks in lifecycle order: ``on_request``, ``pre_parsing``, ``pre_validation``,
 ``pre_handler``, ``pre_serialization``, ``on_send``, ``on_response``, ``on_error``.
 Application hooks: ``on_route``, ``on_register``, ``on_ready``, ``on_close``.
+A hook applies to the routes of its context and its descendants: within one name,
+ancestors' hooks run first (outermost first, each in the order added), then the
+context's own, then the route's.
 """
 from __future__ import annotations
 
 import asyncio
 import inspect
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError
+
+if TYPE_CHECKING:
+    from .reply import Reply
+    from .request import Request
 
 REQUEST_HOOKS = ("on_request", "pre_parsing", "pre_validation", "pre_handler",
                  "pre_serialization", "on_send", "on_response", "on_error")
@@ -50,3 +58,51 @@ def synchronous(fn: Callable[..., Any]) -> Callable[..., Any]:
     run.__name__ = getattr(fn, "__name__", "hook")
     run.__wrapped__ = fn  # type: ignore[attr-defined]
     return run
+
+
+class Hooks:
+    """The hooks one context added; :meth:`collect` adds its ancestors'."""
+
+    __slots__ = ("parent", "own")
+
+    def __init__(self, parent: "Hooks | None" = None) -> None:
+        self.parent = parent
+        self.own: dict[str, list[Callable[..., Any]]] = {}
+
+    def child(self) -> "Hooks":
+        return Hooks(self)
+
+    def add(self, name: str, fn: Callable[..., Any]) -> None:
+        check_hook(name, fn)
+        self.own.setdefault(name, []).append(fn)
+
+    def own_hooks(self, name: str) -> list[Callable[..., Any]]:
+        return list(self.own.get(name, ()))
+
+    def collect(self, name: str) -> list[Callable[..., Any]]:
+        """Ancestors' hooks first (outermost first, each in the order added), then this context's."""
+        chain = []
+        hooks: Hooks | None = self
+        while hooks is not None:
+            chain.append(hooks.own.get(name, ()))
+            hooks = hooks.parent
+        return [fn for own in reversed(chain) for fn in own]
+
+
+class HookPhase:
+    """The lifecycle step of one request hook name: run each hook until one sends a reply."""
+
+    __slots__ = ("name", "hooks")
+
+    def __init__(self, name: str, hooks: tuple[Callable[..., Any], ...]) -> None:
+        self.name = name
+        self.hooks = hooks
+
+    def __call__(self, request: "Request", reply: "Reply") -> None:
+        for hook in self.hooks:
+            hook(request, reply)
+            if reply.sent:
+                return
+
+    def __repr__(self) -> str:
+        return f"<{self.name} hooks: {', '.join(getattr(h, '__name__', repr(h)) for h in self.hooks)}>"

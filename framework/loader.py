@@ -1,22 +1,32 @@
-"""The ``plugin()`` wrapper and the avvio-style load queue.
+"""Plugin loading: the ``plugin()`` wrapper, the avvio-style queue, ``after()``, the
+dependency and decorator checks, and the plugin tree ``print_plugins()`` shows.
 
-``register`` only queues. At ``ready()`` the queue of the root loads in order,
-depth-first: a plugin's own registrations load right after its body returns, before
-its next sibling. Three plugin forms are accepted: ``def p(instance, opts)``,
-callback style ``def p(instance, opts, done)`` and ``async def p(instance, opts)``.
+``register`` only queues (:class:`PluginQueue`, one per context). At ``ready()`` the
+root's queue loads in order, depth-first: a plugin's own registrations load right after
+its body returns, before its next sibling, and an ``after()`` callback runs once
+everything queued before it has loaded. Three plugin forms are accepted:
+``def p(instance, opts)``, callback style ``def p(instance, opts, done)`` (a third
+parameter without a default, as JavaScript's ``fn.length`` counts) and
+``async def p(instance, opts)``.
 """
 from __future__ import annotations
 
 import inspect
 import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar, overload
 
+from .errors import PluginDependencyError, PluginNotPresentError, PluginTimeoutError
 from .hooks import run_coroutine
+
+if TYPE_CHECKING:
+    from .context import Context
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: How long a callback-style plugin may take to call ``done`` (avvio's pluginTimeout).
+#: How long a callback-style plugin may take to call ``done`` by default, in seconds
+#: (avvio's ``pluginTimeout``; ``Framework(plugin_timeout=...)``).
 PLUGIN_TIMEOUT = 10.0
 
 
@@ -80,7 +90,127 @@ def plugin_name(fn: Any) -> str:
     return getattr(fn, "__name__", None) or type(fn).__name__
 
 
-def run_plugin_body(fn: Callable[..., Any], instance: Any, opts: dict[str, Any]) -> None:
+class PluginTree:
+    """The plugins as they loaded, with their load times (``print_plugins()``)."""
+
+    def __init__(self) -> None:
+        self.root: dict[str, Any] = {"name": "root", "ms": 0.0, "children": []}
+        self._stack = [self.root]
+
+    def enter(self, name: str) -> None:
+        node = {"name": name, "ms": 0.0, "children": []}
+        self._stack[-1]["children"].append(node)
+        self._stack.append(node)
+
+    def leave(self, elapsed_ms: float) -> None:
+        self._stack.pop()["ms"] = elapsed_ms
+
+
+class _After:
+    """A queued ``after()`` callback (not a plugin: it creates no context)."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self, callback: Callable[["Context"], Any]) -> None:
+        self.callback = callback
+
+
+Spawn = Callable[[str, str, dict[str, Any]], "PluginQueue"]
+
+
+class PluginQueue:
+    """What one context registered and has not loaded yet, and the names of what it loaded.
+
+    ``spawn(name, prefix, opts)`` is the context's way of making a child context for an
+    encapsulated plugin.
+    """
+
+    def __init__(self, context: "Context", parent: "PluginQueue | None", spawn: Spawn) -> None:
+        self.context = context
+        self.parent = parent
+        self.spawn = spawn
+        self.pending: list[tuple[Any, dict[str, Any]]] = []
+        self.names: set[str] = set()
+
+    def add(self, plugin_fn: Callable[..., Any], opts: dict[str, Any]) -> None:
+        self.pending.append((plugin_fn, opts))
+
+    def add_after(self, callback: Callable[["Context"], Any]) -> None:
+        self.pending.append((_After(callback), {}))
+
+    def has_plugin(self, name: str) -> bool:
+        """Whether a plugin of that name loaded in this context or an ancestor."""
+        queue: PluginQueue | None = self
+        while queue is not None:
+            if name in queue.names:
+                return True
+            queue = queue.parent
+        return False
+
+    def load(self, tree: PluginTree, timeout: float) -> None:
+        """Load everything pending, in order, depth-first."""
+        while self.pending:
+            plugin_fn, opts = self.pending.pop(0)
+            if isinstance(plugin_fn, _After):
+                self._nested(lambda: plugin_fn.callback(self.context), tree, timeout)
+            else:
+                self._load_plugin(plugin_fn, opts, tree, timeout)
+
+    def _nested(self, body: Callable[[], None], tree: PluginTree, timeout: float) -> None:
+        """Run ``body``; what it queues here loads before what was already pending."""
+        waiting, self.pending = self.pending, []
+        try:
+            body()
+            self.load(tree, timeout)
+        finally:
+            self.pending.extend(waiting)
+
+    def _load_plugin(self, plugin_fn: Callable[..., Any], opts: dict[str, Any], tree: PluginTree,
+                     timeout: float) -> None:
+        meta = plugin_meta(plugin_fn)
+        name = plugin_name(plugin_fn)
+        self._check_meta(name, meta)
+        started = time.perf_counter()
+        tree.enter(name)
+        try:
+            if meta is None or meta.encapsulate:
+                target = self.spawn(name, opts.get("prefix") or "", opts)
+            else:
+                target = self
+            self.names.add(name)
+            target._nested(lambda: _run_named(plugin_fn, target.context, opts, name, timeout), tree, timeout)
+        finally:
+            tree.leave((time.perf_counter() - started) * 1000)
+
+    def _check_meta(self, name: str, meta: PluginMeta | None) -> None:
+        if meta is None:
+            return
+        for dependency in meta.dependencies:
+            if not self.has_plugin(dependency):
+                raise PluginDependencyError(dependency, name)
+        context = self.context
+        checks = {"instance": (context.has_decorator, "Instance"), "fastify": (context.has_decorator, "Instance"),
+                  "request": (context.has_request_decorator, "Request"),
+                  "reply": (context.has_reply_decorator, "Reply")}
+        for kind, names in meta.decorators.items():
+            if kind not in checks:
+                raise TypeError(f"plugin '{name}' declares decorators of unknown kind '{kind}'")
+            has, label = checks[kind]
+            for decorator in names:
+                if not has(decorator):
+                    raise PluginNotPresentError(decorator, name, label)
+
+
+def _run_named(fn: Callable[..., Any], instance: Any, opts: dict[str, Any], name: str, timeout: float) -> None:
+    try:
+        run_plugin_body(fn, instance, opts, timeout)
+    except BaseException as error:
+        _name_plugin(error, name)
+        raise
+
+
+def run_plugin_body(fn: Callable[..., Any], instance: Any, opts: dict[str, Any],
+                    timeout: float = PLUGIN_TIMEOUT) -> None:
     """Call a plugin in any of its three forms; raise what it raised or passed to ``done``."""
     if inspect.iscoroutinefunction(fn):
         run_coroutine(fn(instance, opts))
@@ -94,9 +224,8 @@ def run_plugin_body(fn: Callable[..., Any], instance: Any, opts: dict[str, Any])
             finished.set()
 
         fn(instance, opts, done)
-        if not finished.wait(PLUGIN_TIMEOUT):
-            raise TimeoutError(f"Plugin did not start in time: '{plugin_name(fn)}'. "
-                               "You may have forgotten to call 'done' function")
+        if not finished.wait(timeout):
+            raise PluginTimeoutError(plugin_name(fn), timeout)
         if outcome[0] is not None:
             raise outcome[0]
         return
@@ -106,12 +235,30 @@ def run_plugin_body(fn: Callable[..., Any], instance: Any, opts: dict[str, Any])
 
 
 def _takes_done(fn: Callable[..., Any]) -> bool:
+    """A third positional parameter without a default (JavaScript's ``fn.length >= 3``)."""
     try:
         parameters = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
         return False
-    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return len(positional) >= 3
+    required = [p for p in parameters
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    return len(required) >= 3
 
 
-__all__ = ["plugin", "PluginMeta", "plugin_meta", "plugin_name", "run_plugin_body"]
+def _name_plugin(error: BaseException, name: str) -> None:
+    """Name the failing plugin on the error itself (a note, shown in the traceback)."""
+    if getattr(error, "plugin", None) is not None:
+        return
+    try:
+        error.plugin = name  # type: ignore[attr-defined]
+    except AttributeError:
+        return
+    note = f"while loading plugin '{name}'"
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:  # Python 3.10
+        error.__notes__ = [*getattr(error, "__notes__", []), note]  # type: ignore[attr-defined]
+
+
+__all__ = ["plugin", "PluginMeta", "PluginQueue", "PluginTree", "plugin_meta", "plugin_name", "run_plugin_body",
+           "PLUGIN_TIMEOUT"]

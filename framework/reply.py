@@ -1,32 +1,55 @@
-"""The reply a handler and hooks shape: status, headers, payload, and a per-reply serializer.
+"""The reply a handler and hooks shape, and how it renders itself for the server.
 
-``send`` records the payload and ends the chain of hooks; the route's pipeline then
-serializes it (``pre_serialization`` hooks, the response schema for the status,
-``on_send`` hooks) and answers. Each context has its own subclass, which is where reply
-decorators live.
+A handler sets the status and headers and sends a payload (or returns it). The reply
+then renders itself (:meth:`Reply.render`): an error payload goes through the route's
+error chain, the payload becomes body bytes (``pre_serialization`` hooks, the response
+schema for the status, plain JSON, text or bytes), ``on_send`` hooks see it, and the
+status line and headers go to ``start_response``. HEAD, 1xx, 204 and 304 answers carry
+no body. Each context has its own subclass, which is where reply decorators live.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from .errors import BadStatusCodeError, InvalidHeaderError
+from orjson import dumps as _orjson_dumps
+
+from . import encoding, error_handling
+from .errors import STATUS_LINES, BadStatusCodeError, status_line
+from .headers import check_header, header_value, location
 
 if TYPE_CHECKING:
+    from .compiled_route import CompiledRoute
     from .request import Request
+
+StartResponse = Callable[..., Any]
+
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
+_NO_BODY_STATUSES = frozenset((204, 304))
 
 
 class Reply:
     """The answer to one request. Chainable: ``reply.code(201).header("x-a", "1").send(data)``."""
 
-    _serializer: Callable[[Any], str | bytes] | None = None
-    _payload: Any = None
-    _not_found = False
+    #: Names set on every reply: a decorator may not take them.
+    RESERVED = frozenset(("request", "status_code", "sent"))
 
-    def __init__(self, request: "Request", route: Any) -> None:
+    request: "Request"
+    status_code: int
+    sent: bool
+    _route: "CompiledRoute"
+    _headers: dict[str, Any]
+    _payload: Any = None
+    _serializer: Callable[[Any], str | bytes] | None = None
+    _multi_valued = False  # a header holds a list of values
+    #: The exception this reply answers, once the error chain has taken it.
+    error: BaseException | None = None
+
+    def __init__(self, request: "Request", route: "CompiledRoute") -> None:
         self.request = request
         self.status_code = 200
         self.sent = False
-        self._headers: dict[str, str] = {}
+        self._headers = {}
         self._route = route
 
     # Status.
@@ -46,11 +69,20 @@ class Reply:
 
     # Headers.
     def header(self, name: str, value: Any) -> "Reply":
-        """Set a header; a value holding CR or LF is refused (header injection)."""
-        value = value if type(value) is str else str(value)
-        if "\r" in value or "\n" in value or "\r" in name or "\n" in name:
-            raise InvalidHeaderError(name)
-        self._headers[name.lower()] = value
+        """Set a header. ``set-cookie`` accumulates, as in Fastify; a list value sends one
+        line per item. Names must be RFC 9110 tokens and values may not hold control
+        characters (header injection): anything else is an ``InvalidHeaderError``."""
+        name = check_header(name)
+        if isinstance(value, (list, tuple)):
+            self._headers[name] = [header_value(name, item) for item in value]
+            self._multi_valued = True
+        elif name == "set-cookie" and name in self._headers:
+            existing = self._headers[name]
+            values = existing if isinstance(existing, list) else [existing]
+            self._headers[name] = [*values, header_value(name, value)]
+            self._multi_valued = True
+        else:
+            self._headers[name] = header_value(name, value)
         return self
 
     def headers(self, headers: dict[str, Any]) -> "Reply":
@@ -58,10 +90,10 @@ class Reply:
             self.header(name, value)
         return self
 
-    def get_header(self, name: str) -> str | None:
+    def get_header(self, name: str) -> Any:
         return self._headers.get(name.lower())
 
-    def get_headers(self) -> dict[str, str]:
+    def get_headers(self) -> dict[str, Any]:
         return dict(self._headers)
 
     def has_header(self, name: str) -> bool:
@@ -85,24 +117,194 @@ class Reply:
         """Send ``payload``: dicts and lists as JSON, str as text, bytes as octet-stream,
         an exception as an error reply. Sending ends the chain of hooks."""
         if self.sent:
-            self._route.context.log.warning("Reply was already sent, did you forget to \"return reply\"?")
+            self._route.log.warning("Reply was already sent, did you forget to \"return reply\"?")
             return self
         self.sent = True
         self._payload = payload
         return self
 
+    @property
+    def payload(self) -> Any:
+        """What was sent (``None`` until then)."""
+        return self._payload
+
     def redirect(self, url: str, code: int = 302) -> "Reply":
-        return self.code(code).header("location", url).send()
+        """Redirect to ``url`` (non-ASCII characters are percent-encoded)."""
+        return self.code(code).header("location", location(url)).send()
 
     def call_not_found(self) -> "Reply":
         """Answer with the not-found handler of this URL, as if no route matched."""
-        self._not_found = True
-        self.sent = True
+        self.sent = False
+        self._payload = None
+        self.code(404)
+        handler = self._route.not_found_handler(self.request.path)
+        result = handler(self.request, self)
+        if not self.sent and result is not self:
+            self.send(result)
         return self
 
     @property
     def server(self) -> Any:
+        """The context that declared the route."""
         return self._route.context
+
+    # The error chain (framework.error_handling) drives this.
+    def begin_error_handler(self, error: BaseException, status: int) -> None:
+        """Make this reply the answer to ``error``, clearing what an earlier error handler
+        sent, so that the next one starts afresh."""
+        self.error = error
+        self.sent = False
+        self._payload = None
+        self._serializer = None
+        self._headers.pop("content-type", None)
+        self._headers.pop("content-length", None)
+        if self.status_code < 400:
+            self.status_code = status
+
+    # Rendering.
+    def render(self, start_response: StartResponse, result: Any) -> Iterable[bytes]:
+        """Answer the server: ``result`` is what the handler returned (or raised), used when
+        nothing was sent; an exception always wins."""
+        if not self.sent:
+            kind = type(result)
+            if (kind is dict or kind is list) and self._route.plain_json:
+                status = self.status_code
+                if 200 <= status < 300 and status != 204 and self.request.environ["REQUEST_METHOD"] != "HEAD":
+                    # The common answer, with nothing around it to run: JSON, straight out.
+                    try:
+                        body = _orjson_dumps(result, default=encoding.default)
+                    except TypeError:
+                        body = encoding.dumps_bytes(result)
+                    headers = self._headers
+                    if "content-type" not in headers:
+                        headers["content-type"] = JSON_CONTENT_TYPE
+                    headers["content-length"] = str(len(body))
+                    start_response(STATUS_LINES[status],
+                                   _header_lines(headers) if self._multi_valued else list(headers.items()))
+                    return [body]
+            self.sent = True
+            self._payload = None if result is self else result
+        elif result is not self and isinstance(result, BaseException):
+            self._payload = result  # raised after sending: the error is the answer
+        if isinstance(self._payload, BaseException):
+            error_handling.answer_error(self._route, self.request, self, self._payload)
+        try:
+            body = self._body()
+        except Exception as error:
+            body = self._recover(error)
+        if isinstance(body, _PassThrough):
+            return body.application(self.request.environ, start_response)
+        return self._start(start_response, body)
+
+    def _start(self, start_response: StartResponse, body: bytes) -> Iterable[bytes]:
+        status = self.status_code
+        headers = self._headers
+        if status < 200 or status in _NO_BODY_STATUSES:
+            body = b""
+            headers.pop("content-type", None)
+            headers.pop("content-length", None)
+        else:
+            headers["content-length"] = str(len(body))
+        if self.request.environ["REQUEST_METHOD"] == "HEAD":
+            body = b""
+        start_response(status_line(status),
+                       _header_lines(headers) if self._multi_valued else list(headers.items()))
+        if self._route.on_response:
+            return _AfterResponse(body, self._route, self.request, self)
+        return [body]
+
+    def _recover(self, error: Exception) -> "bytes | _PassThrough":
+        """Serialization or an ``on_send`` hook failed: answer that error instead, unless
+        this already was the answer to an error."""
+        if self.error is None:
+            self.status_code = 200  # the new error's status applies
+            error_handling.answer_error(self._route, self.request, self, error)
+            try:
+                return self._body()
+            except Exception as second:
+                error = second
+        return error_handling.serialization_failure(self._route, self, error)
+
+    def _body(self) -> "bytes | _PassThrough":
+        """The payload as body bytes (after the error chain, if the payload was an error)."""
+        route = self._route
+        request = self.request
+        payload = self._payload
+        kind = type(payload)
+        headers = self._headers
+        if kind is str:
+            content_type = headers.get("content-type")
+            if content_type is None:
+                headers["content-type"] = TEXT_CONTENT_TYPE
+            elif "charset" not in content_type and "json" in content_type:
+                headers["content-type"] = content_type + "; charset=utf-8"
+        elif payload is None:
+            pass
+        elif kind is bytes or kind is bytearray or kind is memoryview:
+            if "content-type" not in headers:
+                headers["content-type"] = "application/octet-stream"
+        elif kind is not dict and kind is not list and callable(payload) and hasattr(payload, "status_code"):
+            return _PassThrough(payload)  # a werkzeug Response
+        else:
+            for hook in route.pre_serialization:
+                payload = hook(request, self, payload)
+            payload = route.serializers.serialize(payload, self.status_code, headers.get("content-type"),
+                                                  self._serializer, self.error is not None)
+            if "content-type" not in headers:
+                headers["content-type"] = JSON_CONTENT_TYPE
+        if route.on_send:
+            if type(payload) is bytes and "charset=utf-8" in headers.get("content-type", ""):
+                payload = payload.decode()  # hooks get JSON and text as str
+            for hook in route.on_send:
+                payload = hook(request, self, payload)
+        if payload is None:
+            return b""
+        if type(payload) is str:
+            return payload.encode()
+        return bytes(payload)
 
     def __repr__(self) -> str:
         return f"<Reply {self.status_code}{' sent' if self.sent else ''}>"
+
+
+class _PassThrough:
+    """A WSGI application (a werkzeug ``Response``) a handler sent: it answers by itself."""
+
+    __slots__ = ("application",)
+
+    def __init__(self, application: Callable[..., Iterable[bytes]]) -> None:
+        self.application = application
+
+
+def _header_lines(headers: dict[str, Any]) -> list[tuple[str, str]]:
+    """The header lines for ``start_response``: a list value gives one line per item."""
+    lines = []
+    for name, value in headers.items():
+        if type(value) is list:
+            lines.extend((name, item) for item in value)
+        else:
+            lines.append((name, value))
+    return lines
+
+
+class _AfterResponse:
+    """The body iterable of a route with ``on_response`` hooks: the server calls ``close()``
+    once the response has gone out, and the hooks run then."""
+
+    __slots__ = ("body", "route", "request", "reply")
+
+    def __init__(self, body: bytes, route: "CompiledRoute", request: "Request", reply: Reply) -> None:
+        self.body = body
+        self.route = route
+        self.request = request
+        self.reply = reply
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.body
+
+    def close(self) -> None:
+        for hook in self.route.on_response:
+            try:
+                hook(self.request, self.reply)
+            except Exception as error:
+                self.route.log.error("on_response hook failed: %s", error, exc_info=error)

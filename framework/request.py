@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote_plus
 if TYPE_CHECKING:
     from werkzeug.wrappers import Request as WerkzeugRequest
 
+    from .compiled_route import CompiledRoute
     from .content_types import MediaType
 
 T = TypeVar("T")
@@ -105,11 +106,15 @@ class Request:
     ``server`` (the context that declared the route) and ``log``.
     """
 
+    #: Names set on every request: a decorator may not take them.
+    RESERVED = frozenset(("environ", "params"))
+
     body: Any = None
     validation_error: Exception | None = None
+    #: The body's parsed ``Content-Type`` (set when a body is parsed).
     media_type: "MediaType | None" = None
 
-    def __init__(self, environ: dict[str, Any], params: dict[str, str], route: Any) -> None:
+    def __init__(self, environ: dict[str, Any], params: dict[str, str], route: "CompiledRoute") -> None:
         self.environ = environ
         self.params = params
         self._route = route
@@ -178,7 +183,7 @@ class Request:
 
     @lazy
     def log(self) -> logging.LoggerAdapter:  # type: ignore[type-arg]
-        return logging.LoggerAdapter(self._route.context.log, {"req_id": self.id})
+        return logging.LoggerAdapter(self._route.log, {"req_id": self.id})
 
     def __repr__(self) -> str:
         return f"<Request {self.method} {self.url}>"

@@ -1,4 +1,5 @@
-"""A route as declared: method, URL, handler, schema and options, and the shortcut forms."""
+"""A route as declared: method, URL, handler, schema and options; the checks made at
+declaration, and the shortcut forms (``get(path, handler)``, ``@get(path)``...)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
@@ -8,36 +9,37 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
 from .hooks import REQUEST_HOOKS, check_hook
 
 if TYPE_CHECKING:
+    from .compiled_route import CompiledRoute
     from .context import Context
 
 #: Every method a route may declare (``all`` declares each of them).
 SUPPORTED_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT", "OPTIONS", "PROPFIND",
                      "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "TRACE", "SEARCH")
-#: Methods whose body is parsed whenever one is announced.
-BODY_METHODS = frozenset(("POST", "PUT", "PATCH", "TRACE", "SEARCH", "PROPFIND", "PROPPATCH",
-                          "LOCK", "COPY", "MOVE", "MKCOL", "REPORT", "MKCALENDAR"))
-#: Methods whose body is parsed only with both a content type and a length or transfer coding.
-OPTIONAL_BODY_METHODS = frozenset(("OPTIONS", "DELETE"))
-#: Methods whose body a schema may validate.
-BODY_SCHEMA_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
 
 class Route:
-    """One declared route (one method, one URL). ``handle`` is its compiled pipeline, set at ``ready()``."""
+    """One declared route (one method, one URL). ``compiled`` is set at ``ready()`` (or at
+    its first request with ``lazy=True``)."""
 
-    __slots__ = ("method", "url", "options", "context", "handle", "hooks")
+    __slots__ = ("method", "url", "options", "context", "compiled")
 
     def __init__(self, method: str, url: str, options: dict[str, Any], context: "Context") -> None:
         self.method = method
         self.url = url
         self.options = options
         self.context = context
-        self.handle: Callable[..., Any] | None = None
-        self.hooks: dict[str, list[Callable[..., Any]]] = {}
+        self.compiled: CompiledRoute | None = None
 
     @property
     def schema(self) -> dict[str, Any]:
         return self.options.get("schema") or {}
+
+    def own_hooks(self, name: str) -> list[Callable[..., Any]]:
+        """The request hooks given as route options (``on_request=fn`` or a list)."""
+        own = self.options.get(name)
+        if own is None:
+            return []
+        return list(own) if isinstance(own, (list, tuple)) else [own]
 
     def __repr__(self) -> str:
         return f"<Route {self.method} {self.url}>"

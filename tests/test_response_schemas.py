@@ -89,7 +89,7 @@ def test_error_payloads_use_error_class_schemas_never_default():
                                                  "hint": "try another id"}
     crash = app.inject(url="/crash")
     assert crash.status_code == 500
-    assert crash.json() == {"statusCode": 500, "error": "Internal Server Error", "message": "division by zero"}
+    assert crash.json() == {"statusCode": 500, "error": "Internal Server Error", "message": "Internal Server Error"}
 
 
 def test_error_schema_that_cannot_serialize_the_error():

@@ -37,5 +37,7 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 from ..errors import format_errors
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
 from .generator import SchemaCompileError
+from .runtime import Invalid
 
-__all__ = ["DEFAULT_OPTIONS", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema",
+           "format_errors"]

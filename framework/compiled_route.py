@@ -1,0 +1,82 @@
+"""A route compiled at ``ready()``: everything a request of it needs, decided once.
+
+From the route's context (its :class:`~framework.context.Scope`) and the route's own
+options, :class:`CompiledRoute` gathers the request and reply classes (with the
+decorators visible there), the steps that run before the handler (hook phases, body
+parsing, input validation: only those the route has), the handler, the response
+serializers by status, the hooks that shape and follow the reply, and the error-handler
+chain. ``framework.lifecycle.run`` then answers a request with it and looks nothing up.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from .body import BODY_METHODS, OPTIONAL_BODY_METHODS, BodyParsing
+from .error_handling import default_error_handler
+from .hooks import HookPhase, synchronous
+from .inputs import compile_input_validation
+from .responses import compile_response_serializers
+from .serialization import compile_serializer
+
+if TYPE_CHECKING:
+    from .context import Context
+    from .route import Route
+    from .state import AppState
+
+Step = Callable[[Any, Any], None]
+
+
+class CompiledRoute:
+    """One route, ready to answer. Attributes are read by the lifecycle, the reply and the error chain."""
+
+    def __init__(self, route: "Route", state: "AppState", handler: Callable[..., Any] | None = None,
+                 parse_body: bool = True) -> None:
+        scope = route.context.scope()
+        self.route = route
+        self.method = route.method
+        self.url = route.url
+        self.options = route.options
+        self.context: Context = route.context
+        self.log: logging.Logger = state.logger
+        self.request_class = scope.request_class
+        self.reply_class = scope.reply_class
+        self.handler = synchronous(handler or route.options["handler"])
+        self.not_found_handler = state.not_found_handler
+
+        hooks = {name: tuple(synchronous(fn) for fn in scope.hooks(name) + route.own_hooks(name))
+                 for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler",
+                              "pre_serialization", "on_send", "on_response", "on_error")}
+        self.pre_serialization = hooks["pre_serialization"]
+        self.on_send = hooks["on_send"]
+        self.on_response = hooks["on_response"]
+        self.on_error = hooks["on_error"]
+        self.error_handlers = tuple(synchronous(fn) for fn in (*scope.error_handlers, default_error_handler))
+
+        body: BodyParsing | None = None
+        if parse_body and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):
+            body = BodyParsing(scope.parsers, route.options.get("body_limit") or state.body_limit,
+                               optional=route.method in OPTIONAL_BODY_METHODS)
+        validation = compile_input_validation(
+            route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
+            route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas)
+        steps: list[Step | None] = [
+            HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
+            HookPhase("pre_parsing", hooks["pre_parsing"]) if hooks["pre_parsing"] else None,
+            body,
+            HookPhase("pre_validation", hooks["pre_validation"]) if hooks["pre_validation"] else None,
+            validation,
+            HookPhase("pre_handler", hooks["pre_handler"]) if hooks["pre_handler"] else None,
+        ]
+        #: What runs before the handler, in order; each may send the reply, which ends the chain.
+        #: (Bound ``__call__`` methods: a call costs less than calling the object.)
+        self.steps: tuple[Step, ...] = tuple(step.__call__ for step in steps if step is not None)
+
+        self.serializers = compile_response_serializers(
+            route, compile_serializer, route.options.get("serializer_compiler") or scope.serializer_compiler,
+            scope.schemas)
+        #: Nothing shapes or follows a reply: a dict or list goes straight to JSON.
+        self.plain_json = not (self.serializers or self.pre_serialization or self.on_send or self.on_response)
+
+    def __repr__(self) -> str:
+        return f"<CompiledRoute {self.method} {self.url}: {', '.join(map(repr, self.steps)) or 'no steps'}>"

@@ -1,0 +1,161 @@
+"""Errors on the request path: the handler chain, the default handler and payload, the
+fallback when an error cannot be serialized, and not-found.
+
+An exception raised by a hook or a handler (or sent with ``reply.send(error)``) runs
+the route's ``on_error`` hooks, then the error handlers from the route's context
+outwards: a handler that raises hands its new error to the next one, and the default
+handler, last in every chain, always answers. The payload is Fastify's
+``{statusCode, code, error, message}``; an unexpected exception (one that carries no
+status) is answered ``"Internal Server Error"``, its text and traceback going to the log
+only.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import encoding
+from .errors import STATUS_CODES, FailedErrorSerializationError
+
+if TYPE_CHECKING:
+    from .compiled_route import CompiledRoute
+    from .reply import Reply
+    from .request import Request
+
+ErrorHandler = Callable[[BaseException, Any, Any], Any]
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
+INTERNAL_ERROR_MESSAGE = "Internal Server Error"
+
+
+def carried_status(error: BaseException) -> int | None:
+    """The 400-599 status an error carries (``status_code``, ``status``, or werkzeug's ``code``), if any."""
+    status = getattr(error, "status_code", None) or getattr(error, "status", None)
+    if not isinstance(status, int):
+        code = getattr(error, "code", None)
+        status = code if isinstance(code, int) and hasattr(error, "description") else None
+    if isinstance(status, int) and 400 <= status <= 599:
+        return status
+    return None
+
+
+def status_for(error: BaseException) -> int:
+    """The status an error is answered with: the one it carries, else 500."""
+    return carried_status(error) or 500
+
+
+def message_of(error: BaseException, status: int) -> str:
+    """An error's message for the client: its ``message``, ``detail`` (Starlette) or
+    ``description`` (werkzeug). An unexpected exception (a 5xx answer to an error that
+    carries no status) says only ``Internal Server Error``: its text may hold secrets."""
+    if status >= 500 and carried_status(error) is None:
+        return INTERNAL_ERROR_MESSAGE
+    for attribute in ("message", "detail", "description"):
+        text = getattr(error, attribute, None)
+        if isinstance(text, str):
+            return text
+    return str(error)
+
+
+class ErrorPayload(dict):  # type: ignore[type-arg]
+    """The default error payload, remembering its error: a response schema written for the
+    error's status may pick up the error's own attributes (``error.hint``...), as Fastify's
+    ``Object.create(error, ...)`` lets it; plain JSON never shows them."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__()
+        self.error = error
+
+    def with_error_fields(self) -> dict[str, Any]:
+        fields = {name: value for name, value in vars(self.error).items()
+                  if not name.startswith("_") and name not in self}
+        return {**self, **fields}
+
+
+def error_payload(status: int, error: BaseException) -> ErrorPayload:
+    """Fastify's error payload, keys in the order ``statusCode, code, error, message``."""
+    payload = ErrorPayload(error)
+    payload["statusCode"] = status
+    code = getattr(error, "code", None)
+    if isinstance(code, str):
+        payload["code"] = code
+    payload["error"] = STATUS_CODES.get(status, "Unknown Error")
+    payload["message"] = message_of(error, status)
+    return payload
+
+
+def default_error_handler(error: BaseException, request: Any, reply: Any) -> None:
+    """Answer ``error`` as JSON. A status below 500 is logged at info; 500 and above at
+    error, with the traceback and the request id (none of which reaches the client)."""
+    headers = getattr(error, "headers", None)
+    if isinstance(headers, dict):
+        reply.headers(headers)
+    status = reply.status_code
+    log: logging.Logger = reply.server.log
+    if status >= 500:
+        log.error("request %s %r failed: %s: %r", request.method, request.url, type(error).__name__,
+                  str(error), exc_info=(type(error), error, error.__traceback__), extra={"req_id": request.id})
+    elif log.isEnabledFor(logging.INFO):
+        log.info("request %s %r answered %s: %r", request.method, request.url, status, message_of(error, status),
+                 extra={"req_id": request.id})
+    reply.send(error_payload(status, error))
+
+
+def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", error: BaseException) -> None:
+    """Run ``on_error`` hooks, then the error handlers until one sends a payload that is not an error."""
+    for hook in route.on_error:
+        try:
+            hook(request, reply, error)
+        except Exception as hook_error:
+            route.log.error("on_error hook failed: %s", hook_error, exc_info=hook_error)
+    for handler in route.error_handlers:  # the last, the default handler, always answers
+        reply.begin_error_handler(error, status_for(error))
+        try:
+            result = handler(error, request, reply)
+            if not reply.sent:
+                reply.send(None if result is reply else result)
+        except Exception as raised:
+            error = raised
+            continue
+        if isinstance(reply.payload, BaseException):  # the handler sent an error on
+            error = reply.payload
+            continue
+        return
+    # Every handler failed, the default one included: answer a fixed 500.
+    route.log.error("the default error handler failed: %s", error, exc_info=error)
+    reply.begin_error_handler(error, 500)
+    reply.code(500).send(_fixed_internal_error())
+
+
+def serialization_failure(route: "CompiledRoute", reply: "Reply", error: Exception) -> bytes:
+    """The answer to an error payload that could not be serialized either: Fastify's
+    FST_ERR_FAILED_ERROR_SERIALIZATION, as fixed JSON."""
+    original = reply.error if reply.error is not None else error
+    route.log.error("failed to serialize an error: %s", error, exc_info=error)
+    failure = FailedErrorSerializationError(str(error), str(original))
+    reply.begin_error_handler(failure, 500)
+    reply.code(500).header("content-type", JSON_CONTENT_TYPE)
+    return encoding.dumps_bytes({"statusCode": 500, "code": failure.code, "message": failure.message})
+
+
+def _fixed_internal_error() -> dict[str, Any]:
+    return {"statusCode": 500, "error": STATUS_CODES[500], "message": INTERNAL_ERROR_MESSAGE}
+
+
+def default_not_found_handler(request: Any, reply: Any) -> Any:
+    """Fastify's 404: ``Route GET:/x?y=1 not found`` (the URL as received)."""
+    return reply.code(404).send({"statusCode": 404, "error": "Not Found",
+                                 "message": f"Route {request.method}:{request.url} not found"})
+
+
+class NotFoundRoutes:
+    """The not-found answer of each prefix, longest prefix first, the root's last."""
+
+    def __init__(self, by_prefix: list[tuple[str, Any]], root: Any) -> None:
+        self.by_prefix = sorted(by_prefix, key=lambda item: len(item[0]), reverse=True)
+        self.root = root
+
+    def find(self, path: str) -> Any:
+        for prefix, answer in self.by_prefix:
+            if path == prefix or path.startswith(prefix + "/"):
+                return answer
+        return self.root

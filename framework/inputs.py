@@ -1,0 +1,203 @@
+"""A route's input validation: the validators of its four parts, compiled at ``ready()``,
+and the lifecycle step that runs them.
+
+Parts validate in the order params, body, querystring, headers, stopping at the first
+failing part; the value a validator returns (coerced, defaults filled) replaces the
+part on the request. The body is validated for the JSON media types only, or by the
+entry of its media type in a ``content`` map.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from .content_types import parse_media_type
+from .errors import SchemaValidationBuildError, SchemaValidationFailure, ValidationError, format_errors
+from .schemas import normalize_input_schema
+from .validation import Invalid
+
+if TYPE_CHECKING:
+    from .reply import Reply
+    from .request import Request
+
+#: ``(schema key, request attribute)`` in the order parts validate.
+INPUT_PARTS = (("params", "params"), ("body", "body"), ("querystring", "query"), ("headers", "headers"))
+#: Methods whose body a schema may validate.
+BODY_SCHEMA_METHODS = frozenset(("POST", "PUT", "PATCH"))
+
+Formatter = Callable[[list[dict[str, Any]], str], Exception]
+Validate = Callable[[Any], Any]
+
+
+def default_schema_error_formatter(errors: list[dict[str, Any]], data_var: str) -> Exception:
+    """A :class:`ValidationError` whose message is :func:`format_errors`' (``body/tags/1 should be string``)."""
+    return ValidationError(format_errors(errors, data_var), errors, data_var)
+
+
+class PartValidator:
+    """One part's validator: the default engine's generated function called directly
+    (``root(data, path, errors)``), or any other ``validate(data)``."""
+
+    __slots__ = ("part", "attribute", "validate", "root", "by_media_type")
+
+    def __init__(self, part: str, attribute: str, validate: Validate | None,
+                 by_media_type: dict[str, Validate] | None = None) -> None:
+        self.part = part
+        self.attribute = attribute
+        self.validate = validate
+        self.root = getattr(validate, "root", None)
+        self.by_media_type = by_media_type
+
+
+class InputValidation:
+    """The lifecycle step that validates a route's inputs."""
+
+    __slots__ = ("parts", "runs", "formatter", "attach")
+
+    def __init__(self, parts: tuple[PartValidator, ...], formatter: Formatter, attach: bool) -> None:
+        self.parts = parts
+        # The same, unpacked once: this runs on every request.
+        self.runs = tuple((p.part, p.attribute, p.validate, p.root, p.by_media_type) for p in parts)
+        self.formatter = formatter
+        self.attach = attach
+
+    def __call__(self, request: "Request", reply: "Reply") -> None:
+        for part, attribute, validate, root, by_media_type in self.runs:
+            if part == "body":
+                media_type = request.media_type
+                if by_media_type is not None:
+                    validate = by_media_type.get(media_type.essence if media_type else "application/json")
+                    if validate is None:
+                        continue
+                    root = getattr(validate, "root", None)
+                elif media_type is not None and not media_type.is_json:
+                    continue  # validation runs for the JSON content type only (seed 4.4 note 4)
+            if root is not None:  # the default engine's generated function, called as its wrapper would
+                errors: list[dict[str, Any]] = []
+                try:
+                    value = root(getattr(request, attribute), "", errors)
+                except Invalid:
+                    pass
+                if not errors:
+                    setattr(request, attribute, value)
+                    continue
+                error = self._error(errors, part)
+            else:
+                try:
+                    setattr(request, attribute, validate(getattr(request, attribute)))
+                    continue
+                except SchemaValidationFailure as failure:
+                    error = self._error(failure.errors, part)
+                except Exception as raised:
+                    error = _as_validation_error(raised, part)
+            if self.attach:
+                request.validation_error = error
+                return
+            raise error
+
+    def _error(self, errors: list[dict[str, Any]], part: str) -> Exception:
+        error = self.formatter(errors, part)
+        if not isinstance(error, BaseException):
+            error = ValidationError(str(error), errors, part)
+        return _as_validation_error(error, part, errors)
+
+    def __repr__(self) -> str:
+        return f"<validate {', '.join(part.part for part in self.parts)}>"
+
+
+def compile_input_validation(route: Any, compile_default: Callable[..., Validate],
+                             compiler: Callable[..., Any] | None, formatter: Formatter | None,
+                             shared: dict[str, Any]) -> InputValidation | None:
+    """The validation step of ``route`` (``None`` when it validates nothing).
+
+    ``compile_default(schema, shared=, http_part=)`` is the app's engine; ``compiler`` a
+    ``set_validator_compiler`` function that replaces it.
+    """
+    schema = route.schema
+    parts = []
+    for part, attribute in INPUT_PARTS:
+        part_schema = schema.get(part)
+        if part_schema is None or (part == "body" and route.method not in BODY_SCHEMA_METHODS):
+            continue
+
+        def build(raw: Any) -> Validate:
+            normalized = normalize_input_schema(raw, part)
+            try:
+                if compiler is None:
+                    return compile_default(normalized, shared=shared, http_part=part)
+                return adapt_custom_validator(compiler(schema=normalized, method=route.method, url=route.url,
+                                                       http_part=part))
+            except Exception as error:
+                raise SchemaValidationBuildError(route.method, route.url, error) from error
+
+        if part == "body" and is_content_map(part_schema):
+            parts.append(PartValidator(part, attribute, None, {
+                parse_media_type(media_type).essence: build(entry["schema"])  # type: ignore[union-attr]
+                for media_type, entry in part_schema["content"].items()}))
+        else:
+            parts.append(PartValidator(part, attribute, build(part_schema)))
+    if not parts:
+        return None
+    return InputValidation(tuple(parts), formatter or default_schema_error_formatter,
+                           bool(route.options.get("attach_validation")))
+
+
+def is_content_map(schema: Any) -> bool:
+    """``{"content": {media_type: {"schema": ...}}}``: a schema per media type."""
+    if not isinstance(schema, dict):
+        return False
+    content = schema.get("content")
+    return isinstance(content, dict) and bool(content) and all(
+        isinstance(entry, dict) and "schema" in entry for entry in content.values())
+
+
+def _as_validation_error(error: BaseException, part: str,
+                         errors: list[dict[str, Any]] | None = None) -> BaseException:
+    """Give any error a validation failure raised the attributes Fastify gives it."""
+    if not isinstance(getattr(error, "status_code", None), int):
+        error.status_code = 400  # type: ignore[attr-defined]
+    if not getattr(error, "code", None):
+        error.code = "FST_ERR_VALIDATION"  # type: ignore[attr-defined]
+    if errors is not None or getattr(error, "validation", None) is None:
+        error.validation = errors if errors is not None else [  # type: ignore[attr-defined]
+            {"keyword": "exception", "instance_path": "", "schema_path": "", "params": {},
+             "message": str(error)}]
+    if not getattr(error, "validation_context", None):
+        error.validation_context = part  # type: ignore[attr-defined]
+    return error
+
+
+def adapt_custom_validator(validate: Callable[[Any], Any]) -> Validate:
+    """Turn a custom validator's result forms into ours: return the value or raise.
+
+    Honoured: ``{"value": v}`` (v replaces the part) / ``{"error": e}``; ``True``/``False``
+    with the errors on ``validate.errors``; and raising (a validation failure).
+    """
+    if not callable(validate):
+        raise TypeError("a validator compiler must return a function")
+
+    def run(data: Any) -> Any:
+        result = validate(data)
+        if result is True or result is None:
+            return data
+        if result is False:
+            raise SchemaValidationFailure(_records(getattr(validate, "errors", None)))
+        if isinstance(result, dict) and result.keys() <= {"value", "error"} and result:
+            error = result.get("error")
+            if error:
+                if isinstance(error, BaseException):
+                    raise error
+                raise SchemaValidationFailure(_records(error))
+            return result.get("value", data)
+        return data
+
+    return run
+
+
+def _records(errors: Any) -> list[dict[str, Any]]:
+    if isinstance(errors, list):
+        return [e if isinstance(e, dict) else _record(str(e)) for e in errors]
+    return [_record(str(errors) if errors else "should be valid")]
+
+
+def _record(message: str) -> dict[str, Any]:
+    return {"keyword": "error", "instance_path": "", "schema_path": "", "params": {}, "message": message}

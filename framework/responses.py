@@ -1,0 +1,105 @@
+"""A route's response serializers, by status, compiled at ``ready()``.
+
+``schema["response"]`` keys are an exact status (``200``, ``"200"``), a class
+(``"2xx"``) or ``"default"``; an exact key beats a class, which beats ``default``. An
+entry is a schema, or a ``content`` map of media types to schemas, chosen by the
+reply's content type (``application/json`` when none is set). An error payload uses
+only an exact or class entry, never ``default``: a schema written for successes never
+turns an error into a 500 or an empty object.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from orjson import dumps as _orjson_dumps
+
+from . import encoding
+from .content_types import parse_media_type
+from .error_handling import ErrorPayload
+from .errors import ResponseSchemaKeyError, SchemaSerializationBuildError
+from .inputs import is_content_map
+
+Serializer = Callable[[Any], "str | bytes"]
+Entry = Any  # a Serializer, or {media type essence: Serializer}
+
+_RESPONSE_KEY = re.compile(r"(?:[1-5]\d\d|[1-5]xx|default)\Z")
+
+
+class ResponseSerializers:
+    """The serializers of one route, by exact status, by status class, and ``default``."""
+
+    __slots__ = ("exact", "by_class", "default")
+
+    def __init__(self, exact: dict[int, Entry], by_class: dict[int, Entry], default: Entry | None) -> None:
+        self.exact = exact
+        self.by_class = by_class
+        self.default = default
+
+    def __bool__(self) -> bool:
+        return bool(self.exact or self.by_class or self.default is not None)
+
+    def find(self, status: int, content_type: str | None, is_error: bool) -> Serializer | None:
+        entry = self.exact.get(status)
+        if entry is None:
+            entry = self.by_class.get(status // 100)
+            if entry is None and not is_error:
+                entry = self.default
+        if type(entry) is dict:
+            media_type = parse_media_type(content_type) if content_type else None
+            return entry.get(media_type.essence if media_type else "application/json")
+        return entry
+
+    def serialize(self, payload: Any, status: int, content_type: str | None, override: Serializer | None,
+                  is_error: bool) -> "str | bytes":
+        """``payload`` as JSON: by ``override`` (``reply.serializer``), the schema for the
+        status, or plain encoding (``UNDEFINED`` entries left out)."""
+        serializer = override
+        if serializer is None and self:
+            serializer = self.find(status, content_type, is_error)
+            if serializer is not None and isinstance(payload, ErrorPayload):
+                payload = payload.with_error_fields()
+        if serializer is not None:
+            return serializer(payload)
+        try:
+            return _orjson_dumps(payload, default=encoding.default)
+        except TypeError:
+            return encoding.dumps_bytes(payload)
+
+    def __repr__(self) -> str:
+        keys = [*map(str, self.exact), *(f"{c}xx" for c in self.by_class), *(["default"] if self.default else [])]
+        return f"<response serializers {', '.join(keys)}>"
+
+
+def compile_response_serializers(route: Any, compile_default: Callable[..., Serializer],
+                                 compiler: Callable[..., Any] | None, shared: dict[str, Any]) -> ResponseSerializers:
+    """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function)."""
+    exact: dict[int, Entry] = {}
+    by_class: dict[int, Entry] = {}
+    default: Entry | None = None
+
+    def build(schema: Any, status: str, content_type: str | None) -> Serializer:
+        try:
+            if compiler is None:
+                return compile_default(schema, shared=shared)
+            return compiler(schema=schema, method=route.method, url=route.url, http_status=status,
+                            content_type=content_type)  # type: ignore[no-any-return]
+        except Exception as error:
+            raise SchemaSerializationBuildError(route.method, route.url, error) from error
+
+    for key, entry in (route.schema.get("response") or {}).items():
+        status = str(key).lower()
+        if not _RESPONSE_KEY.match(status):
+            raise ResponseSchemaKeyError(key)
+        if is_content_map(entry):
+            compiled: Entry = {parse_media_type(media_type).essence: build(item["schema"], status, media_type)  # type: ignore[union-attr]
+                               for media_type, item in entry["content"].items()}
+        else:
+            compiled = build(entry, status, None)
+        if status == "default":
+            default = compiled
+        elif status.endswith("xx"):
+            by_class[int(status[0])] = compiled
+        else:
+            exact[int(status)] = compiled
+    return ResponseSerializers(exact, by_class, default)

@@ -1,0 +1,74 @@
+"""What every context of one application shares: its options, its routes, its plugin
+tree, its validator engine and whether it has started.
+
+The root (``Framework``) creates one :class:`AppState`; each context holds it and asks
+it, rather than reaching into the root.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from .errors import InstanceAlreadyStartedError
+from .loader import PluginTree
+from .routing import Router
+from .validation import ValidatorEngine
+
+if TYPE_CHECKING:
+    from .app import Framework
+    from .context import Context
+    from .error_handling import NotFoundRoutes
+    from .route import Route
+
+
+class AppState:
+    """The application-wide state behind every context of one app."""
+
+    def __init__(self, app: "Framework", *, body_limit: int, lazy: bool, logger: logging.Logger,
+                 plugin_timeout: float, validator_options: dict[str, Any]) -> None:
+        self.app = app
+        self.body_limit = body_limit
+        self.lazy = lazy
+        self.logger = logger
+        self.plugin_timeout = plugin_timeout
+        self.validator_options = validator_options
+        self.router: Router[Route] = Router()
+        self.routes: list[Route] = []
+        #: Contexts that set a not-found handler, and the answers built from them at ready().
+        self.not_found_contexts: list[Context] = []
+        self.not_found: NotFoundRoutes | None = None
+        #: Route decorators (``@app.get(path)``) still waiting for their function.
+        self.pending_route_decorators: list[Any] = []
+        self.plugin_tree = PluginTree()
+        #: Set once ``ready()`` has finished, ``on_ready`` hooks included.
+        self.started = False
+        self.booting = False
+        #: The error a failed ``ready()`` raised: every later call raises it again.
+        self.boot_error: BaseException | None = None
+        self.closed = False
+        self.boot_lock = threading.RLock()
+        self._engine: ValidatorEngine | None = None
+        self._engine_lock = threading.Lock()
+
+    def check_not_started(self, what: str) -> None:
+        if self.started:
+            raise InstanceAlreadyStartedError(f"Cannot {what}!")
+
+    def add_route(self, route: "Route") -> None:
+        self.router.add(route.method, route.url, route)
+        self.routes.append(route)
+
+    def validator_engine(self) -> "ValidatorEngine":
+        """The app's default validator engine, created once (thread-safe) on first use."""
+        if self._engine is None:
+            with self._engine_lock:
+                if self._engine is None:
+                    self._engine = ValidatorEngine(self.validator_options.get("custom_options"),
+                                                   self.validator_options.get("plugins") or ())
+        return self._engine
+
+    def not_found_handler(self, path: str) -> Callable[..., Any]:
+        """The not-found handler answering ``path`` (``reply.call_not_found()``)."""
+        assert self.not_found is not None, "not-found routes are built at ready()"
+        return self.not_found.find(path).handler  # type: ignore[no-any-return]
