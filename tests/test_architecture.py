@@ -1,0 +1,156 @@
+"""The package reads like its architecture: no import cycles, no module writing another
+object's underscore state, one class per name, every error code raised, no dead code.
+
+These read the source with ``ast``: they are checks of the code base itself.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import pathlib
+import re
+
+import framework
+import framework.errors
+
+PACKAGE = pathlib.Path(framework.__file__).resolve().parent
+PLUGINS = PACKAGE.parent / "plugins"
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    modules = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+MODULES = _modules()
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items()}
+
+
+TREES = _trees()
+
+
+def _runtime_nodes(node: ast.AST):
+    """Every node below ``node``, skipping ``if TYPE_CHECKING:`` blocks."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            continue
+        yield child
+        yield from _runtime_nodes(child)
+
+
+def _imports(name: str) -> set[str]:
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in _runtime_nodes(TREES[name]):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            candidates = ([target] if node.module else []) + [f"{target}.{alias.name}" for alias in node.names]
+            found.update(c for c in candidates if c in MODULES and c != name)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in MODULES and alias.name != name)
+    return found
+
+
+def test_no_import_cycle_among_framework_modules():
+    graph = {name: _imports(name) for name in MODULES}
+    # A package's __init__ re-exports its modules: an edge into a package means its __init__.
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
+
+
+def _foreign_underscore_writes(tree: ast.Module) -> list[str]:
+    writes = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and str(node.args[1].value).startswith("_") and not str(node.args[1].value).startswith("__"):
+            if not (isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls")):
+                writes.append(ast.unparse(node))
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr.startswith("_") and not target.attr.startswith("__"):
+                if not (isinstance(target.value, ast.Name) and target.value.id in ("self", "cls")):
+                    writes.append(ast.unparse(target))
+    return writes
+
+
+def test_no_module_writes_another_objects_underscore_attributes():
+    offenders = {}
+    for path in [*MODULES.values(), *sorted(PLUGINS.glob("*.py"))]:
+        writes = _foreign_underscore_writes(ast.parse(path.read_text(encoding="utf-8")))
+        if writes:
+            offenders[str(path.relative_to(PACKAGE.parent))] = writes
+    assert offenders == {}
+
+
+def test_no_class_is_defined_twice_under_one_name():
+    seen: dict[str, str] = {}
+    twice = []
+    for name, tree in TREES.items():
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                if node.name in seen:
+                    twice.append((node.name, seen[node.name], name))
+                seen[node.name] = name
+    assert twice == []
+
+
+def test_every_error_class_lives_in_errors_and_every_code_is_raised():
+    for name, tree in TREES.items():
+        if name == "framework.errors":
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                bases = {ast.unparse(base) for base in node.bases}
+                assert not any(base.endswith(("Error", "Exception")) for base in bases), (name, node.name)
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in
+                        [*MODULES.values(), *PLUGINS.glob("*.py")] if path.name != "errors.py")
+    unused = [cls.__name__ for _, cls in inspect.getmembers(framework.errors, inspect.isclass)
+              if issubclass(cls, BaseException) and cls.__module__ == "framework.errors"
+              and not re.search(rf"\b{cls.__name__}\b", sources)]
+    assert unused == []
+
+
+def test_no_dead_functions():
+    """Every module-level function and class is used somewhere else, or is public API."""
+    corpus = "\n".join(path.read_text(encoding="utf-8") for path in
+                       [*MODULES.values(), *PLUGINS.glob("*.py"), *(PACKAGE.parent / "tests").rglob("*.py"),
+                        PACKAGE.parent / "README.rst"])
+    dead = []
+    for name, tree in TREES.items():
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                uses = len(re.findall(rf"\b{re.escape(node.name)}\b", corpus))
+                if uses < 2:
+                    dead.append(f"{name}.{node.name}")
+    assert dead == []
