@@ -100,7 +100,8 @@ class SchemaValidationFailure(Exception):
 
     A record is a dict ``{keyword, instance_path, schema_path, params, message}``
     (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in the seed's
-    wording, ``should be integer``). The pipeline turns this into a ``ValidationError``.
+    wording, ``should be integer``). Input validation (``framework.inputs``) turns this into a
+    ``ValidationError``.
     """
 
     def __init__(self, errors: list[dict[str, Any]]) -> None:
