@@ -64,6 +64,7 @@ class Framework(Context):
         super().__init__(state, None, "root", "")
         self._schema_error_formatter = schema_error_formatter
         self._compile_lock = threading.Lock()
+        self._bad_url_route: CompiledRoute | None = None  # answers paths that are not UTF-8; set at ready()
 
     # Start-up.
     def ready(self) -> "Framework":
@@ -149,7 +150,7 @@ class Framework(Context):
                 try:
                     path = path.encode("latin-1").decode("utf-8")
                 except UnicodeError:
-                    return run(self._bad_url_route, environ, start_response, params)
+                    return run(self._bad_url_route, environ, start_response, params)  # type: ignore[arg-type]
                 environ["framework.path"] = path
                 found = state.router.find(method, path)
             else:
