@@ -416,4 +416,4 @@ class _AfterResponse:
             try:
                 hook(self.request, self.reply)
             except Exception as error:
-                self.route.log.error("on_response hook failed: %r", error, exc_info=error)
+                self.route.log.error("on_response hook failed: %s", error_handling.describe(error), exc_info=error)

@@ -436,6 +436,30 @@ def test_error_whose_str_raises_gets_the_fixed_500_and_a_log_line(caplog):
         record.getMessage()  # every record formats
 
 
+def test_unexpected_error_whose_str_raises_is_a_plain_500_and_logged(caplog):
+    app = Framework()
+
+    class Unprintable(Exception):
+        def __str__(self):
+            raise ValueError("no text")
+
+    def handler(request, reply):
+        raise Unprintable()
+
+    def on_response(request, reply):
+        raise Unprintable()
+
+    app.get("/", handler)
+    app.get("/after", {"handler": lambda request, reply: "ok", "on_response": on_response})
+    with caplog.at_level(logging.ERROR, logger="framework"):
+        response = app.inject(url="/")
+        assert app.inject(url="/after").text == "ok"
+    assert response.status_code == 500 and response.json() == FIXED_500
+    messages = [record.getMessage() for record in caplog.records]
+    assert "Unprintable" in messages[0] and "cannot be shown" in messages[0]
+    assert messages[1].startswith("on_response hook failed: Unprintable")
+
+
 # E15. Request text cannot forge log lines.
 def test_newlines_from_the_request_do_not_forge_log_lines(caplog):
     app = Framework()
