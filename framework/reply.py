@@ -5,7 +5,10 @@ then renders itself (:meth:`Reply.render`): an error payload goes through the ro
 error chain, the payload becomes body bytes (``pre_serialization`` hooks, the response
 schema for the status, plain JSON, text or bytes), ``on_send`` hooks see it, and the
 status line and headers go to ``start_response``. HEAD, 1xx, 204 and 304 answers carry
-no body. Each context has its own subclass, which is where reply decorators live.
+no body (and no Content-Type on 1xx, 204 and 304; an empty body elsewhere is text/plain,
+as WSGI validators want a Content-Type). A werkzeug ``Response`` answers by itself, after
+``on_send`` hooks have seen it (they may replace it); ``on_response`` hooks run when the
+server closes its body. Each context has its own subclass, which is where reply decorators live.
 """
 from __future__ import annotations
 

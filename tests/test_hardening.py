@@ -263,6 +263,20 @@ def test_decimal_model_dump_and_json_hook_are_encoded():
     assert response.body == b'{"price":19.990,"big":1E+400,"model":{"a":-0.5},"j":["j",0.1]}'
 
 
+def test_pydantic_models_are_encoded():
+    pydantic = pytest.importorskip("pydantic")
+
+    class Item(pydantic.BaseModel):
+        name: str
+        price: decimal.Decimal
+        at: datetime.date
+
+    app = Framework()
+    app.get("/", lambda request, reply: {"item": Item(name="pen", price=decimal.Decimal("1.50"),
+                                                      at=datetime.date(2024, 1, 5))})
+    assert app.inject(url="/").body == b'{"item":{"name":"pen","price":1.50,"at":"2024-01-05"}}'
+
+
 @pytest.mark.parametrize("value, type_name", [(decimal.Decimal("NaN"), "Decimal"), (decimal.Decimal("-Infinity"), "Decimal"),
                                               (object(), "object")])
 def test_unserializable_values_are_a_500_naming_route_and_type(caplog, value, type_name):
