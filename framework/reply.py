@@ -230,7 +230,8 @@ class Reply:
             return self._pass_through(start_response, body.application)
         return self._start(start_response, body)
 
-    def _pass_through(self, start_response: StartResponse, application: Callable[..., Iterable[bytes]]) -> Iterable[bytes]:
+    def _pass_through(self, start_response: StartResponse,
+                      application: Callable[..., Iterable[bytes]]) -> Iterable[bytes]:
         """A WSGI application (a werkzeug ``Response``) answers; ``on_response`` hooks run
         once the server closes its body, with ``reply.status_code`` set to its status."""
         if not self._route.on_response:
@@ -241,7 +242,9 @@ class Reply:
                 self.status_code = int(status[:3])
             except ValueError:
                 pass
-            return start_response(status, headers, exc_info) if exc_info is not None else start_response(status, headers)
+            if exc_info is not None:
+                return start_response(status, headers, exc_info)
+            return start_response(status, headers)
 
         return _AfterPassThrough(application(self.request.environ, capture), self._route, self.request, self)
 
@@ -340,7 +343,8 @@ def _looks_like_status_tuple(value: tuple) -> bool:  # type: ignore[type-arg]
 
 def _status_tuple_error(reply: Reply) -> TypeError:
     route = reply._route
-    return TypeError(f"the handler of {route.method} {route.url} returned a ({', '.join(['body', 'status', 'headers'][:len(reply._payload)])}) "
+    shape = ", ".join(("body", "status", "headers")[:len(reply._payload)])
+    return TypeError(f"the handler of {route.method} {route.url} returned a ({shape}) "
                      "tuple: set the status with reply.code(201) (and headers with reply.header(name, value)), "
                      "then return the body")
 
