@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
+from urllib.parse import unquote
 
 from .compiled_route import CompiledRoute
 from .context import Context
@@ -144,6 +145,11 @@ class Framework(Context):
         method = environ["REQUEST_METHOD"]
         path = environ.get("PATH_INFO") or "/"
         params: dict[str, str] = {}
+        raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+        if raw and "%2" in raw:  # perhaps an encoded slash, which PATH_INFO no longer shows
+            answer = self._route_encoded_slash(method, raw, environ)
+            if answer is not None:
+                return run(answer[0], environ, start_response, answer[1])
         route = state.router.static.get(method, _NO_ROUTES).get(path)
         if route is None:
             if not path.isascii():  # WSGI gives the path as latin-1; URLs are UTF-8
@@ -159,6 +165,30 @@ class Framework(Context):
                 return run(state.not_found.find(path), environ, start_response, params)  # type: ignore[union-attr]
             route, params = found
         return run(route.compiled or self._compiled(route), environ, start_response, params)
+
+    def _route_encoded_slash(self, method: str, raw: str,
+                             environ: dict[str, Any]) -> tuple[CompiledRoute, dict[str, str]] | None:
+        """Route a path holding ``%2F`` as Fastify does: on the raw path, split at real
+        slashes, each segment decoded once (``/users%2F42`` is not ``/users/42``).
+        ``None`` when the path holds no encoded slash (PATH_INFO then routes the same)."""
+        target = raw.partition("?")[0]
+        if "%2f" not in target.lower():
+            return None
+        if not target.startswith("/"):  # absolute form: http://host/path
+            target = "/" + target.split("/", 3)[3] if target.count("/") >= 3 else "/"
+        segments = target.split("/")
+        script_name = environ.get("SCRIPT_NAME") or ""
+        if script_name:  # a mounted application: PATH_INFO starts after it
+            del segments[1:script_name.rstrip("/").count("/") + 1]
+        try:
+            segments = [unquote(segment, errors="strict") for segment in segments]
+        except UnicodeDecodeError:
+            return self._bad_url_route, {}
+        found = self._state.router.find_segments(method, segments)
+        if found is None:
+            return self._state.not_found.find(environ.get("PATH_INFO") or "/"), {}  # type: ignore[union-attr]
+        route, params = found
+        return route.compiled or self._compiled(route), params
 
     # Lifecycle.
     def close(self) -> None:

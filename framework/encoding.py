@@ -33,11 +33,29 @@ def loads(raw: bytes) -> Any:
 
 
 def default(value: Any) -> Any:
-    """orjson's ``default``: sets and tuples as arrays, dates and times as ISO strings."""
+    """orjson's ``default``: sets and tuples as arrays, dates and times as ISO strings,
+    ``Decimal`` as the exact JSON number it writes (``NaN`` and infinities are errors),
+    objects with ``model_dump()`` (pydantic) or ``__json__()`` as what those return."""
+    from collections.abc import Iterator  # here, not at the top: edits stay inside default()
+    from decimal import Decimal
+
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise TypeError(f"Decimal {value} is not a JSON number")
+        return orjson.Fragment(str(value))  # str() of a finite Decimal is a JSON number
     if value is not UNDEFINED and hasattr(value, "isoformat"):
         return value.isoformat()
+    model_dump = getattr(value, "model_dump", None)
+    if callable(model_dump) and not isinstance(value, type):
+        return model_dump()
+    to_json = getattr(value, "__json__", None)
+    if callable(to_json) and not isinstance(value, type):
+        return to_json()
+    if isinstance(value, Iterator):
+        raise TypeError(f"a {type(value).__name__} is not JSON serializable: streaming replies are not "
+                        "supported yet; return a list (list(...)) or the bytes")
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 

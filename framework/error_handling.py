@@ -92,8 +92,8 @@ def default_error_handler(error: BaseException, request: Any, reply: Any) -> Non
     status = reply.status_code
     log: logging.Logger = reply.server.log
     if status >= 500:
-        log.error("request %s %r failed: %s: %r", request.method, request.url, type(error).__name__,
-                  str(error), exc_info=(type(error), error, error.__traceback__), extra={"req_id": request.id})
+        log.error("request %s %r failed: %s", request.method, request.url, describe(error),
+                  exc_info=(type(error), error, error.__traceback__), extra={"req_id": request.id})
     elif log.isEnabledFor(logging.INFO):
         log.info("request %s %r answered %s: %r", request.method, request.url, status, message_of(error, status),
                  extra={"req_id": request.id})
@@ -106,7 +106,7 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
         try:
             hook(request, reply, error)
         except Exception as hook_error:
-            route.log.error("on_error hook failed: %s", hook_error, exc_info=hook_error)
+            route.log.error("on_error hook failed: %s", describe(hook_error), exc_info=hook_error)
     for handler in route.error_handlers:  # the last, the default handler, always answers
         reply.begin_error_handler(error, status_for(error))
         try:
@@ -121,8 +121,10 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
             continue
         return
     # Every handler failed, the default one included: answer a fixed 500.
-    route.log.error("the default error handler failed: %s", error, exc_info=error)
+    route.log.error("request %s %r: the default error handler failed: %s", request.method, request.url,
+                    describe(error), exc_info=error, extra={"req_id": request.id})
     reply.begin_error_handler(error, 500)
+    reply._headers.clear()  # whatever a failed handler set (half of an error's headers) goes
     reply.code(500).send(_fixed_internal_error())
 
 
@@ -130,11 +132,23 @@ def serialization_failure(route: "CompiledRoute", reply: "Reply", error: Excepti
     """The answer to an error payload that could not be serialized either: Fastify's
     FST_ERR_FAILED_ERROR_SERIALIZATION, as fixed JSON."""
     original = reply.error if reply.error is not None else error
-    route.log.error("failed to serialize an error: %s", error, exc_info=error)
-    failure = FailedErrorSerializationError(str(error), str(original))
+    route.log.error("failed to serialize an error: %s", describe(error), exc_info=error)
+    failure = FailedErrorSerializationError(_text(error), _text(original))
     reply.begin_error_handler(failure, 500)
     reply.code(500).header("content-type", JSON_CONTENT_TYPE)
     return encoding.dumps_bytes({"statusCode": 500, "code": failure.code, "message": failure.message})
+
+
+def describe(error: BaseException) -> str:
+    """``error`` for a log line, on one line (its text as ``repr``), even when its ``__str__`` raises."""
+    return f"{type(error).__name__}: {_text(error)!r}"
+
+
+def _text(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:
+        return f"<{type(error).__name__}: its text cannot be shown>"
 
 
 def _fixed_internal_error() -> dict[str, Any]:

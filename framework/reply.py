@@ -5,7 +5,10 @@ then renders itself (:meth:`Reply.render`): an error payload goes through the ro
 error chain, the payload becomes body bytes (``pre_serialization`` hooks, the response
 schema for the status, plain JSON, text or bytes), ``on_send`` hooks see it, and the
 status line and headers go to ``start_response``. HEAD, 1xx, 204 and 304 answers carry
-no body. Each context has its own subclass, which is where reply decorators live.
+no body (and no Content-Type on 1xx, 204 and 304; an empty body elsewhere is text/plain,
+as WSGI validators want a Content-Type). A werkzeug ``Response`` answers by itself, after
+``on_send`` hooks have seen it (they may replace it); ``on_response`` hooks run when the
+server closes its body. Each context has its own subclass, which is where reply decorators live.
 """
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ StartResponse = Callable[..., Any]
 
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
+#: The Content-Type of an answer without a body (``None`` sent, a redirect).
+EMPTY_CONTENT_TYPE = TEXT_CONTENT_TYPE
 _NO_BODY_STATUSES = frozenset((204, 304))
 
 
@@ -89,6 +94,22 @@ class Reply:
         for name, value in headers.items():
             self.header(name, value)
         return self
+
+    def set_cookie(self, name: str, value: str = "", max_age: Any = None, expires: Any = None, path: str | None = "/",
+                   domain: str | None = None, secure: bool = False, httponly: bool = False,
+                   samesite: str | None = None) -> "Reply":
+        """Add a ``Set-Cookie`` header (formatted by werkzeug's ``dump_cookie``); each call
+        adds one more. ``max_age`` is seconds or a ``timedelta``; ``expires`` a ``datetime``
+        or a timestamp; ``samesite`` ``"Strict"``, ``"Lax"`` or ``"None"``."""
+        from werkzeug.http import dump_cookie
+        return self.header("set-cookie", dump_cookie(name, value, max_age=max_age, expires=expires, path=path,
+                                                     domain=domain, secure=secure, httponly=httponly,
+                                                     samesite=samesite))
+
+    def clear_cookie(self, name: str, path: str | None = "/", domain: str | None = None) -> "Reply":
+        """Ask the client to delete cookie ``name`` (an empty value that expired in 1970);
+        ``path`` and ``domain`` must be those the cookie was set with."""
+        return self.set_cookie(name, "", max_age=0, expires=0, path=path, domain=domain)
 
     def get_header(self, name: str) -> Any:
         return self._headers.get(name.lower())
@@ -174,7 +195,10 @@ class Reply:
                     try:
                         body = _orjson_dumps(result, default=encoding.default)
                     except TypeError:
-                        body = encoding.dumps_bytes(result)
+                        try:
+                            body = encoding.dumps_bytes(result)
+                        except (TypeError, ValueError) as error:
+                            return self._render_error(start_response, _not_serializable(self, error))
                     headers = self._headers
                     if "content-type" not in headers:
                         headers["content-type"] = JSON_CONTENT_TYPE
@@ -186,6 +210,16 @@ class Reply:
             self._payload = None if result is self else result
         elif result is not self and isinstance(result, BaseException):
             self._payload = result  # raised after sending: the error is the answer
+        return self._render_payload(start_response)
+
+    def _render_error(self, start_response: StartResponse, error: BaseException) -> Iterable[bytes]:
+        self.sent = True
+        self._payload = error
+        return self._render_payload(start_response)
+
+    def _render_payload(self, start_response: StartResponse) -> Iterable[bytes]:
+        if type(self._payload) is tuple and _looks_like_status_tuple(self._payload):
+            self._payload = _status_tuple_error(self)
         if isinstance(self._payload, BaseException):
             error_handling.answer_error(self._route, self.request, self, self._payload)
         try:
@@ -193,8 +227,26 @@ class Reply:
         except Exception as error:
             body = self._recover(error)
         if isinstance(body, _PassThrough):
-            return body.application(self.request.environ, start_response)
+            return self._pass_through(start_response, body.application)
         return self._start(start_response, body)
+
+    def _pass_through(self, start_response: StartResponse,
+                      application: Callable[..., Iterable[bytes]]) -> Iterable[bytes]:
+        """A WSGI application (a werkzeug ``Response``) answers; ``on_response`` hooks run
+        once the server closes its body, with ``reply.status_code`` set to its status."""
+        if not self._route.on_response:
+            return application(self.request.environ, start_response)
+
+        def capture(status: str, headers: Any, exc_info: Any = None) -> Any:
+            try:
+                self.status_code = int(status[:3])
+            except ValueError:
+                pass
+            if exc_info is not None:
+                return start_response(status, headers, exc_info)
+            return start_response(status, headers)
+
+        return _AfterPassThrough(application(self.request.environ, capture), self._route, self.request, self)
 
     def _start(self, start_response: StartResponse, body: bytes) -> Iterable[bytes]:
         status = self.status_code
@@ -205,6 +257,8 @@ class Reply:
             headers.pop("content-length", None)
         else:
             headers["content-length"] = str(len(body))
+            if "content-type" not in headers:  # WSGI (PEP 3333 validators) wants one
+                headers["content-type"] = TEXT_CONTENT_TYPE if body else EMPTY_CONTENT_TYPE
         if self.request.environ["REQUEST_METHOD"] == "HEAD":
             body = b""
         start_response(status_line(status),
@@ -244,12 +298,23 @@ class Reply:
             if "content-type" not in headers:
                 headers["content-type"] = "application/octet-stream"
         elif kind is not dict and kind is not list and callable(payload) and hasattr(payload, "status_code"):
-            return _PassThrough(payload)  # a werkzeug Response
+            # A werkzeug Response: on_send hooks see it (and may return another one, or
+            # a str/bytes body instead); then it answers by itself.
+            for hook in route.on_send:
+                payload = hook(request, self, payload)
+                if not (callable(payload) and hasattr(payload, "status_code")):
+                    break
+            else:
+                return _PassThrough(payload)
+            return self._raw_body(payload)
         else:
             for hook in route.pre_serialization:
                 payload = hook(request, self, payload)
-            payload = route.serializers.serialize(payload, self.status_code, headers.get("content-type"),
-                                                  self._serializer, self.error is not None)
+            try:
+                payload = route.serializers.serialize(payload, self.status_code, headers.get("content-type"),
+                                                      self._serializer, self.error is not None)
+            except TypeError as error:
+                raise _not_serializable(self, error) from None
             if "content-type" not in headers:
                 headers["content-type"] = JSON_CONTENT_TYPE
         if route.on_send:
@@ -257,6 +322,10 @@ class Reply:
                 payload = payload.decode()  # hooks get JSON and text as str
             for hook in route.on_send:
                 payload = hook(request, self, payload)
+        return self._raw_body(payload)
+
+    @staticmethod
+    def _raw_body(payload: Any) -> bytes:
         if payload is None:
             return b""
         if type(payload) is str:
@@ -265,6 +334,29 @@ class Reply:
 
     def __repr__(self) -> str:
         return f"<Reply {self.status_code}{' sent' if self.sent else ''}>"
+
+
+def _looks_like_status_tuple(value: tuple) -> bool:  # type: ignore[type-arg]
+    """``(body, 201)`` or ``(body, 201, headers)``: Flask's way to set the status."""
+    return 2 <= len(value) <= 3 and type(value[1]) is int and 100 <= value[1] <= 599
+
+
+def _status_tuple_error(reply: Reply) -> TypeError:
+    route = reply._route
+    shape = ", ".join(("body", "status", "headers")[:len(reply._payload)])
+    return TypeError(f"the handler of {route.method} {route.url} returned a ({shape}) "
+                     "tuple: set the status with reply.code(201) (and headers with reply.header(name, value)), "
+                     "then return the body")
+
+
+def _not_serializable(reply: Reply, error: BaseException) -> TypeError:
+    """A clean error (no chained tracebacks) for a reply that JSON cannot encode."""
+    while error.__cause__ is not None or error.__context__ is not None:
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
+    route = reply._route
+    failure = TypeError(f"cannot serialize the reply of {route.method} {route.url}: {error}")
+    failure.__suppress_context__ = True
+    return failure
 
 
 class _PassThrough:
@@ -287,6 +379,30 @@ def _header_lines(headers: dict[str, Any]) -> list[tuple[str, str]]:
     return lines
 
 
+class _AfterPassThrough:
+    """A pass-through answer's body iterable, closed by the server: its own ``close()``,
+    then the ``on_response`` hooks."""
+
+    __slots__ = ("inner", "route", "request", "reply")
+
+    def __init__(self, inner: Iterable[bytes], route: "CompiledRoute", request: "Request", reply: Reply) -> None:
+        self.inner = inner
+        self.route = route
+        self.request = request
+        self.reply = reply
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.inner)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.inner, "close", None)
+            if close is not None:
+                close()
+        finally:
+            _AfterResponse.close(self)  # type: ignore[arg-type]
+
+
 class _AfterResponse:
     """The body iterable of a route with ``on_response`` hooks: the server calls ``close()``
     once the response has gone out, and the hooks run then."""
@@ -307,4 +423,4 @@ class _AfterResponse:
             try:
                 hook(self.request, self.reply)
             except Exception as error:
-                self.route.log.error("on_response hook failed: %s", error, exc_info=error)
+                self.route.log.error("on_response hook failed: %s", error_handling.describe(error), exc_info=error)

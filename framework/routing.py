@@ -97,6 +97,12 @@ class Router(Generic[T]):
             return node.value, dict(zip(node.param_names, values))
         return _match(self._trees[method], path.split("/"), 1, [])
 
+    def find_segments(self, method: str, segments: list[str]) -> tuple[T, dict[str, str]] | None:
+        """Match a path already split at its slashes (``["", "users", "a/b"]``: a segment may
+        hold a decoded ``/``, which only a parameter can take)."""
+        node = self._trees.get(method)
+        return None if node is None else _match(node, segments, 1, [])
+
     def routes(self) -> Iterator[tuple[str, str]]:
         for method, paths in self._paths.items():
             for path in paths:

@@ -110,7 +110,7 @@ def test_reply_send_rules():
     assert json_str.text == '{"pre":1}' and json_str.headers["content-type"] == "application/json; charset=utf-8"
     assert checks("/bytes").headers["content-type"] == "application/octet-stream"
     none = checks("/none")
-    assert none.body == b"" and none.headers["content-length"] == "0" and "content-type" not in none.headers
+    assert none.body == b"" and none.headers["content-length"] == "0" and none.headers["content-type"] == "text/plain; charset=utf-8"
     no_content = checks("/no-content")
     assert no_content.status_code == 204 and no_content.body == b"" and "content-type" not in no_content.headers
     raw = checks("/werkzeug")
