@@ -25,7 +25,12 @@ Parser = Callable[[Any, bytes], Any]
 # failed match costs at most one step back per character.
 _OWS = re.compile(r"[ \t]*")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_QUOTED = re.compile(r'"((?:[^"\\\x00-\x08\x0a-\x1f\x7f]|\\[\t\x20-\x7e\x80-\xff])*)"')
+_TCHAR = r"[!#$%&'*+.^_`|~0-9A-Za-z-]"
+# One parameter: OWS ";" OWS [ name "=" ( token / quoted-string ) ]. The blanks on either
+# side of ";" are separated by it, and the value alternatives start differently, so a
+# failed match steps back at most once per character it read.
+_PARAMETER = re.compile(
+    rf'[ \t]*;[ \t]*(?:({_TCHAR}+)=(?:({_TCHAR}+)|"((?:[^"\\\x00-\x08\x0a-\x1f\x7f]|\\[\t\x20-\x7e\x80-\xff])*)"))?')
 _QUOTED_PAIR = re.compile(r"\\(.)")
 
 
@@ -39,33 +44,18 @@ def _scan_media_type(header: str) -> "MediaType | None":
     if subtype is None:
         return None
     parameters: dict[str, str] = {}
-    at = subtype.end()
-    while True:
-        at = _OWS.match(header, at).end()
-        if at == end:
-            break
-        if header[at] != ";":
+    at = _OWS.match(header, subtype.end()).end()
+    while at < end:
+        parameter = _PARAMETER.match(header, at)
+        if parameter is None:
             return None
-        at = _OWS.match(header, at + 1).end()
-        if at == end:  # one trailing ";" is tolerated
+        name, token, quoted = parameter.groups()
+        at = _OWS.match(header, parameter.end()).end()
+        if name is None:
+            if at < end:  # an empty parameter (";;", "; x") is only tolerated last
+                return None
             break
-        name = _TOKEN.match(header, at)
-        if name is None or name.end() >= end or header[name.end()] != "=":
-            return None
-        at = name.end() + 1
-        if at < end and header[at] == '"':
-            quoted = _QUOTED.match(header, at)
-            if quoted is None:
-                return None
-            value = _QUOTED_PAIR.sub(r"\1", quoted.group(1))
-            at = quoted.end()
-        else:
-            token = _TOKEN.match(header, at)
-            if token is None:
-                return None
-            value = token.group()
-            at = token.end()
-        parameters[name.group().lower()] = value
+        parameters[name.lower()] = token if token is not None else _QUOTED_PAIR.sub(r"\1", quoted)
     return MediaType(f"{kind.group()}/{subtype.group()}".lower(), parameters)
 
 

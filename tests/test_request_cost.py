@@ -19,10 +19,10 @@ from framework import Framework, content_types
 from framework.validation.ecma_regex import translate_pattern
 
 SMALL, LARGE = 10_000, 100_000
-#: Below this, a time is noise (fixed costs of inject dominate): compare against it instead.
-FLOOR = 0.002
-REPEAT = 3
-
+#: Below this, a time is noise (fixed costs of inject, CPU caches, a loaded CI machine):
+#: compare against it instead. A quadratic check is 100x, far past 20x this floor.
+FLOOR = 0.005
+REPEAT = 5
 
 def ok(request, reply):
     # The handler never echoes the value: only parsing and validation are measured.
@@ -95,10 +95,13 @@ def _cost(send: Callable[[str], object], make: Callable[[int], str], size: int) 
 
 
 def _assert_linear(send: Callable[[str], object], make: Callable[[int], str]) -> None:
-    small = _cost(send, make, SMALL)
-    large = _cost(send, make, LARGE)
+    for attempt in range(2):  # one re-measure: a busy machine can stall one run, not two
+        small = _cost(send, make, SMALL)
+        large = _cost(send, make, LARGE)
+        if large < 20 * max(small, FLOOR):
+            break
     assert large < 20 * max(small, FLOOR), f"{large:.4f}s at 100k vs {small:.4f}s at 10k: super-linear"
-    assert large < 2.0, f"{large:.2f}s for one 100k-character request"
+    assert large < 1.0, f"{large:.2f}s for one 100k-character request"
 
 
 @pytest.fixture(scope="module")
