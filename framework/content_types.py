@@ -16,11 +16,47 @@ from .errors import (ContentTypeParserAlreadyPresentError, ContentTypeParserInva
 
 Parser = Callable[[Any, bytes], Any]
 
-_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
-_QUOTED = r'"(?:[^"\\\x00-\x08\x0a-\x1f\x7f]|\\[\t\x20-\x7e\x80-\xff])*"'
-_MEDIA_TYPE = re.compile(
-    rf"[ \t]*({_TOKEN})/({_TOKEN})((?:[ \t]*;[ \t]*{_TOKEN}=(?:{_TOKEN}|{_QUOTED}))*)[ \t]*;?[ \t]*\Z")
-_PARAMETER = re.compile(rf"[ \t]*;[ \t]*({_TOKEN})=({_TOKEN}|{_QUOTED})")
+# A hand-written scanner of RFC 9110's grammar, linear in the header's length:
+#   media-type = type "/" subtype parameters ; parameters = *( OWS ";" OWS [ parameter ] )
+# as this framework accepts it: OWS around the whole value, at most one trailing ";", and
+# every parameter "name=value" with a token or quoted-string value. (The regex it replaces,
+# with its nested optional blanks, backtracked catastrophically on "a/b" + blanks + "x".)
+# Each regex below is a single greedy loop whose iterations can match only one way, so a
+# failed match costs at most one step back per character.
+_OWS = re.compile(r"[ \t]*")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_TCHAR = r"[!#$%&'*+.^_`|~0-9A-Za-z-]"
+# One parameter: OWS ";" OWS [ name "=" ( token / quoted-string ) ]. The blanks on either
+# side of ";" are separated by it, and the value alternatives start differently, so a
+# failed match steps back at most once per character it read.
+_PARAMETER = re.compile(
+    rf'[ \t]*;[ \t]*(?:({_TCHAR}+)=(?:({_TCHAR}+)|"((?:[^"\\\x00-\x08\x0a-\x1f\x7f]|\\[\t\x20-\x7e\x80-\xff])*)"))?')
+_QUOTED_PAIR = re.compile(r"\\(.)")
+
+
+def _scan_media_type(header: str) -> "MediaType | None":
+    end = len(header)
+    at = _OWS.match(header).end()
+    kind = _TOKEN.match(header, at)
+    if kind is None or kind.end() >= end or header[kind.end()] != "/":
+        return None
+    subtype = _TOKEN.match(header, kind.end() + 1)
+    if subtype is None:
+        return None
+    parameters: dict[str, str] = {}
+    at = _OWS.match(header, subtype.end()).end()
+    while at < end:
+        parameter = _PARAMETER.match(header, at)
+        if parameter is None:
+            return None
+        name, token, quoted = parameter.groups()
+        at = _OWS.match(header, parameter.end()).end()
+        if name is None:
+            if at < end:  # an empty parameter (";;", "; x") is only tolerated last
+                return None
+            break
+        parameters[name.lower()] = token if token is not None else _QUOTED_PAIR.sub(r"\1", quoted)
+    return MediaType(f"{kind.group()}/{subtype.group()}".lower(), parameters)
 
 
 class MediaType(NamedTuple):
@@ -34,8 +70,11 @@ class MediaType(NamedTuple):
         return self.essence == "application/json" or self.essence.endswith("+json")
 
 
+# Parsed values of short headers only: a client chooses the header, so neither the number
+# of entries nor their size may grow with what it sends.
 _cache: dict[str, MediaType | None] = {}
 _CACHE_SIZE = 256
+_CACHE_MAX_LENGTH = 100
 
 
 def parse_media_type(header: str) -> MediaType | None:
@@ -44,17 +83,8 @@ def parse_media_type(header: str) -> MediaType | None:
         return _cache[header]
     except KeyError:
         pass
-    match = _MEDIA_TYPE.match(header)
-    if match is None:
-        parsed = None
-    else:
-        parameters = {}
-        for name, value in _PARAMETER.findall(match.group(3)):
-            if value.startswith('"'):
-                value = re.sub(r"\\(.)", r"\1", value[1:-1])
-            parameters[name.lower()] = value
-        parsed = MediaType(f"{match.group(1)}/{match.group(2)}".lower(), parameters)
-    if len(_cache) < _CACHE_SIZE:
+    parsed = _scan_media_type(header)
+    if len(header) <= _CACHE_MAX_LENGTH and len(_cache) < _CACHE_SIZE:
         _cache[header] = parsed
     return parsed
 

@@ -28,8 +28,9 @@ child plugin to keep the other routes public (seed 2.1 rule 5, 5.3)::
 Options:
 
 ``keys``
-    The accepted keys: a list, tuple, set (or other non-string iterable) of non-empty
-    strings without surrounding spaces. Required unless ``auth`` is given.
+    The accepted keys: a list, tuple, set (or other non-string iterable) of RFC 6750
+    tokens (token68: ASCII letters, digits, ``-._~+/``, then optional ``=`` padding).
+    Required unless ``auth`` is given.
 ``auth``
     ``auth(key, request) -> bool`` decides instead of ``keys`` (``keys`` is then not
     used). It may be ``async`` (awaited). A result that is not a ``bool`` is a 500
@@ -65,7 +66,9 @@ Options:
 
             instance.register(routes)
 
-The key is what follows ``"Bearer "``, trimmed of surrounding spaces. It is compared
+The header must be ``Bearer``, one or more spaces, then a token68 (RFC 6750 2.1); spaces
+and tabs around the whole header value are ignored (HTTP's OWS), nothing else: a key
+followed by any other character, such as U+00A0 or U+0085, is refused. The key is compared
 with every configured key (SHA-256 digests through :func:`hmac.compare_digest`, so
 neither the key's length nor which key matched shows in the timing). Refusals:
 
@@ -73,7 +76,7 @@ neither the key's length nor which key matched shows in the timing). Refusals:
 request                                                 st   body ``error``                      ``WWW-Authenticate``
 =====================================================  ===  ==================================  ======================================
 no ``Authorization`` header (or an empty one)          401  ``missing authorization header``    ``Bearer``
-other scheme, ``Bearer`` without a space or a key      401  ``invalid authorization header``    ``Bearer error="invalid_request"``
+other scheme, no space or no token68 after ``Bearer``  401  ``invalid authorization header``    ``Bearer error="invalid_request"``
 unknown key, or ``auth`` returned ``False``            401  ``invalid authorization header``    ``Bearer error="invalid_token"``
 ``auth`` returned something other than a bool          500  ``internal server error``           (none)
 =====================================================  ===  ==================================  ======================================
@@ -87,6 +90,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -116,6 +120,8 @@ _OPTIONS = ("keys", "auth", "error_response", "content_type", "bearer_type", "sp
             "realm", "add_hook")
 _IGNORED = ("prefix",)  # register() options that concern the framework, not this plugin
 _SPECS = ("rfc6750", "rfc6749")
+#: RFC 6750 2.1 b64token (RFC 7235 token68); two disjoint runs, so matching is linear.
+_TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 
 def _default_error_response(err: FrameworkError) -> dict[str, str]:
@@ -145,11 +151,12 @@ def _check_keys(keys: Any) -> tuple[bytes, ...]:
             raise BearerAuthOptionsError(
                 "FST_BEARER_AUTH_KEYS_OPTION_INVALID_KEY_TYPE",
                 f"keys has to contain only string entries, found a {type(key).__name__}")
-        if not key or key != key.strip():
+        if _TOKEN68.fullmatch(key) is None:
             raise BearerAuthOptionsError(
                 "FST_BEARER_AUTH_KEYS_OPTION_INVALID_KEY",
-                "keys has to contain non-empty strings without surrounding spaces "
-                "(the key a client sends is trimmed, so such a key could never match)")
+                "keys has to contain non-empty RFC 6750 tokens (token68: letters, digits, "
+                "'-._~+/', then '=' padding), without surrounding spaces or other characters "
+                "(a client can only send such a token, so another key could never match)")
     # Stored as UTF-8 digests: a client's key arrives as raw header bytes.
     return tuple(hashlib.sha256(key.encode("utf-8")).digest() for key in keys)
 
@@ -212,10 +219,15 @@ class BearerVerifier:
         return BearerVerifier({**self._options, **options})
 
     def _key(self, header: str) -> str | None:
+        # RFC 6750 2.1: credentials = "Bearer" 1*SP token68, compared exactly. Only the
+        # field value's own OWS (SP, HTAB) is dropped: str.strip()/split() would also drop
+        # U+00A0, U+0085 and other Unicode spaces, accepting "Bearer <key>\u00a0".
+        header = header.strip(" \t")
         head = header[:len(self._prefix)]
         if (head.lower() if self._fold else head) != self._prefix:
             return None
-        return header[len(self._prefix):].strip() or None
+        token = header[len(self._prefix):].lstrip(" ")
+        return token if _TOKEN68.fullmatch(token) is not None else None
 
     def _matches(self, key: str) -> bool:
         presented = _digest(key)

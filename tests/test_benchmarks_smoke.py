@@ -12,7 +12,9 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import SUPPORT_PATH  # the repository root, or benchmarks/ alone under tox (see conftest)
+
+ROOT = str(SUPPORT_PATH)
 
 
 @pytest.fixture(scope="module")

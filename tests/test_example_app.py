@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import SUPPORT_PATH  # the repository root, or examples/ alone under tox (see conftest)
+
 README_HOST = "127.0.0.1:3000"
 
 #: curl's -w formats used in the README: body then status; or status then the challenge.
@@ -161,7 +162,7 @@ class Server:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", target, "--bind", f"127.0.0.1:{self.port}",
              "--workers", "1", "--log-level", "warning"],
-            cwd=ROOT, env=environ, stdout=self.log, stderr=subprocess.STDOUT)
+            cwd=SUPPORT_PATH, env=environ, stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SUPPORT_PATH  # the repository root, or examples/ alone under tox (see conftest)
+
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
 
 
 def free_port():
@@ -38,7 +39,7 @@ def wait_for(port, process, timeout=30):
 
 
 def start(command, port):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(HERE)]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]))
     process = subprocess.Popen(command, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     try:

@@ -80,15 +80,23 @@ def _describe(value: Any) -> str:
 
 # A JSON number literal, optionally surrounded by blanks: what JS's Number() accepts in
 # practice from an API's data. Python's float() also takes "1_000", "inf" and "nan".
+# Both are unambiguous ("\d+(?:\.\d*)?", not "\d+\.?\d*"), so they never backtrack.
 _INT_TEXT = re.compile(r"\s*[+-]?\d+\s*\Z")
-_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*\Z")
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*\Z")
+#: int() of a decimal string is quadratic and refuses over 4300 digits: only short ones use it.
+_EXACT_DIGITS = 15
+_MAX_SAFE = 2 ** 53
 
 
 def _number_from_text(text: str) -> int | float | None:
-    if _INT_TEXT.match(text):
+    if len(text) <= _EXACT_DIGITS and _INT_TEXT.match(text):
         return int(text)
     if _NUMBER_TEXT.match(text):
-        return float(text)
+        # JS's Number(): a double (float() is linear); huge values overflow to Infinity.
+        number = float(text)
+        if _INT_TEXT.match(text) and abs(number) < _MAX_SAFE:
+            return int(number)
+        return number
     return None
 
 

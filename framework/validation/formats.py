@@ -12,6 +12,7 @@ import re
 from typing import Any, Callable, Pattern
 
 from .ecma_regex import translate_pattern
+from .ecma_syntax import is_ecma_regex
 from .runtime import is_integer, is_number
 
 Check = Callable[[Any], bool]
@@ -117,7 +118,16 @@ def is_hostname(value: str) -> bool:
     return _HOSTNAME.match(value) is not None
 
 
+#: RFC 1034/5890 limits. An A-label is never shorter than its U-label, so a longer Unicode
+#: string cannot pass; refusing it before the (super-linear) IDNA codec bounds the work.
+_HOSTNAME_MAX = 253
+_LABEL_MAX = 63
+_EMAIL_LOCAL_MAX = 64
+
+
 def is_idn_hostname(value: str) -> bool:
+    if len(value) > _HOSTNAME_MAX + 1 or any(len(label) > _LABEL_MAX for label in value.split(".")):
+        return False
     try:
         ascii_name = value.encode("idna").decode("ascii")
     except (UnicodeError, ValueError):
@@ -136,11 +146,15 @@ def is_ipv6(value: str) -> bool:
 
 
 def is_regex(value: str) -> bool:
-    try:
-        re.compile(translate_pattern(value))
-    except (re.error, ValueError):
-        return False
-    return True
+    # Request data: parsed against the ECMA-262 grammar in linear time, never compiled or
+    # cached (translate_pattern's cache and re's are for the application's own patterns).
+    return is_ecma_regex(value)
+
+
+def is_idn_email(value: str) -> bool:
+    local, at, domain = value.partition("@")
+    return bool(at) and bool(local) and "@" not in domain \
+        and len(local.encode("utf-8", "surrogatepass")) <= _EMAIL_LOCAL_MAX and is_idn_hostname(domain)
 
 
 def _int_range(low: int, high: int) -> Check:
@@ -186,8 +200,7 @@ STRING_FORMATS: dict[str, Check] = {
     # Draft-07 formats that ajv-formats lacks: loose but useful checks.
     "iri": lambda value: _IRI.match(value) is not None,
     "iri-reference": lambda value: _IRI_REFERENCE.match(value) is not None,
-    "idn-email": lambda value: value.count("@") == 1 and bool(value.split("@")[0])
-    and is_idn_hostname(value.split("@")[1]),
+    "idn-email": is_idn_email,
     "idn-hostname": is_idn_hostname,
 }
 

@@ -372,7 +372,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 target = f"{self._slot[0]}[{self._slot[1]}] = {var}" if self._slot is not None else var
                 if type_list[0] in ("integer", "number"):
                     # Path and query integers arrive as digit strings: skip the runtime call.
-                    with self.l(f"if type({var}) is str and {var}.isdigit() and {var}.isascii():"):
+                    # Only short ones: int() of a long digit string is quadratic (request data).
+                    with self.l(f"if type({var}) is str and len({var}) <= 15 and {var}.isdigit() and {var}.isascii():"):
                         self.l(f"{target} = int({var})")
                     with self.l("else:"):
                         self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")

@@ -74,8 +74,12 @@ def ptr(token: Any) -> str:
 # JavaScript's StrWhiteSpaceChar: WhiteSpace and LineTerminator.
 _JS_SPACE = "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008" \
             "\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\Z")
+# Unambiguous (each character can be matched only one way), so these never backtrack:
+# "[0-9]+\.?[0-9]*" could split a run of digits n ways and took quadratic time on "1...1x".
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\Z")
 _JS_INTEGER = re.compile(r"[+-]?[0-9]+\Z")
+#: Digit strings up to this length are exact in a double (< 2**53): int() of them is cheap.
+_EXACT_DIGITS = 15
 _JS_RADIX = re.compile(r"0(?:[xX](?P<x>[0-9a-fA-F]+)|[oO](?P<o>[0-7]+)|[bB](?P<b>[01]+))\Z")
 _MAX_SAFE = 2 ** 53
 
@@ -90,7 +94,10 @@ def js_number(text: str) -> Any:
     text = text.strip(_JS_SPACE)
     if not text:
         return 0
-    if _JS_INTEGER.match(text):
+    # Request data reaches here: Python's int() of a decimal string is quadratic (and refuses
+    # more than 4300 digits), so only short digit strings go through it; longer ones are
+    # parsed as JavaScript does, to a double (float() is linear), and overflow to Infinity.
+    if len(text) <= _EXACT_DIGITS and _JS_INTEGER.match(text):
         return int(text)
     if _JS_DECIMAL.match(text):
         value = float(text.replace("Infinity", "inf"))
@@ -99,12 +106,23 @@ def js_number(text: str) -> Any:
         return value
     radix = _JS_RADIX.match(text)
     if radix:
+        # Power-of-two bases convert in linear time; like JS, the result is a double.
         if radix.group("x"):
-            return int(radix.group("x"), 16)
+            return _js_double(int(radix.group("x"), 16))
         if radix.group("o"):
-            return int(radix.group("o"), 8)
-        return int(radix.group("b"), 2)
+            return _js_double(int(radix.group("o"), 8))
+        return _js_double(int(radix.group("b"), 2))
     return NO
+
+
+def _js_double(value: int) -> int | float:
+    # Number("0x...") is a double: exact ints below 2**53, else the nearest float (or Infinity).
+    if value < _MAX_SAFE:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
 
 
 def js_string(value: Any) -> str:
@@ -236,9 +254,10 @@ def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
     Ajv's order (ajv-compat.md 1.1): in ``"array"`` mode a one-element array is first
     unwrapped; then each listed type's rule is tried in the order written.
     """
-    # The common case (a path or query integer): ASCII digits are exactly JS Number().
+    # The common case (a path or query integer): short ASCII digit strings are exactly JS
+    # Number(); longer ones go through js_number (int() of a long string is quadratic).
     if type(value) is str and (json_types[0] == "integer" or json_types[0] == "number") \
-            and value.isdigit() and value.isascii():
+            and len(value) <= _EXACT_DIGITS and value.isdigit() and value.isascii():
         return int(value)
     if array_mode and type(value) is list and len(value) == 1:
         value = value[0]

@@ -22,8 +22,8 @@ import pytest
 from framework.errors import SchemaValidationFailure
 from framework.validation import ValidatorEngine
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-SUITE = REPO.parent / "shared" / "json-schema-test-suite"
+# Vendored into the repository (tests/data/json-schema-test-suite/SOURCE.txt says from where).
+SUITE = pathlib.Path(__file__).resolve().parents[1] / "data" / "json-schema-test-suite"
 DRAFT7 = SUITE / "draft7"
 REMOTES = SUITE / "remotes"
 DRAFT7_META = "http://json-schema.org/draft-07/schema"
@@ -36,7 +36,7 @@ EXCLUDED: dict[tuple[str, str, str], str] = {
 
 
 def _suite_present() -> None:
-    # CI clones the repository with shared/ beside it; a missing suite is a failure, not a skip.
+    # The suite is part of the repository: a missing suite is a failure, not a skip.
     assert DRAFT7.is_dir(), f"JSON-Schema test suite not found at {SUITE}"
 
 
