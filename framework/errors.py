@@ -174,3 +174,17 @@ PluginNotPresentError = create_error(
 PluginDependencyError = create_error(
     "FST_ERR_PLUGIN_DEPENDENCY", "The dependency '%s' of plugin '%s' is not registered")
 PluginError = create_error("FST_ERR_PLUGIN", "Plugin '%s' failed: %s")
+
+
+# Schema compilation errors (engines).
+class UnresolvableRefError(LookupError):
+    """A ``$ref`` names nothing in its document or the shared store (raised at ``ready()``)."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"can't resolve reference {ref}")
+        self.ref = ref
+
+
+class SchemaCompileError(ValueError):
+    """An engine cannot compile the schema: a bad keyword value, an unknown ``format`` or
+    ``type``, an invalid ``pattern``, a ``$ref`` loop the serializer cannot shape."""

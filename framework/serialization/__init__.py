@@ -67,8 +67,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..schemas import iter_subschemas, resolve_ref
-from .generator import SchemaCompileError, SerializerGenerator, Shaper
+from ..errors import SchemaCompileError
+from ..schemas import RefIndex
+from .generator import SerializerGenerator, Shaper
 from .runtime import SerializationError
 
 __all__ = ["compile_serializer", "compile_source", "SerializationError", "SerializerGenerator",
@@ -81,31 +82,8 @@ _lock = threading.Lock()
 _counter = 0
 
 
-def _reached_shared(schema: Any, shared: Mapping[str, Any]) -> dict[str, Any]:
-    """The shared schemas ``schema`` reaches through ``$ref``, transitively (checks every ref)."""
-    reached: dict[str, Any] = {}
-    by_identity = {id(doc): key for key, doc in shared.items()}
-    seen: set[int] = set()
-    pending = [(schema, schema)]
-    while pending:
-        node, document = pending.pop()
-        for sub in iter_subschemas(node):
-            ref = sub.get("$ref")
-            if not isinstance(ref, str):
-                continue
-            target, target_doc = resolve_ref(ref, document, shared)
-            key = by_identity.get(id(target_doc))
-            if key is not None:
-                reached[key] = target_doc
-            if id(target) not in seen:
-                seen.add(id(target))
-                pending.append((target, target_doc))
-    return reached
-
-
-def _cache_key(schema: Any, shared: Mapping[str, Any]) -> str:
-    reached = _reached_shared(schema, shared)
-    return json.dumps([schema, reached], sort_keys=True, default=repr)
+def _cache_key(schema: Any, index: RefIndex) -> str:
+    return json.dumps([schema, index.reached], sort_keys=True, default=repr)
 
 
 def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
@@ -114,8 +92,7 @@ def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     Raises :class:`framework.schemas.UnresolvableRefError` for a ``$ref`` that names nothing.
     """
     shared = shared if shared is not None else {}
-    _reached_shared(schema, shared)
-    return SerializerGenerator(schema, shared).source
+    return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload()).source
 
 
 def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> Serializer:
@@ -128,7 +105,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> 
     """
     global _counter
     shared = shared if shared is not None else {}
-    key = _cache_key(schema, shared)
+    index = RefIndex(schema, shared).preload()
+    key = _cache_key(schema, index)
     serializer = _cache.get(key)
     if serializer is not None:
         return serializer
@@ -136,7 +114,7 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> 
         serializer = _cache.get(key)
         if serializer is not None:
             return serializer
-        generator = SerializerGenerator(schema, shared)
+        generator = SerializerGenerator(schema, shared, index)
         _counter += 1
         filename = f"<serializer {_counter}>"
         code = compile(generator.source, filename, "exec")

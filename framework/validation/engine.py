@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterable, Pattern, Union
 
 from ..errors import SchemaValidationFailure
+from ..schemas import RefIndex
 from .formats import make_check
 from .generator import ValidatorCodeGenerator
-from .resolver import RefIndex
 from .runtime import Invalid
 
 Schema = Any

@@ -30,13 +30,9 @@ from fastjsonschema.draft07 import CodeGeneratorDraft07
 from . import runtime
 from .ecma_regex import compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
-from .resolver import RefIndex, join, strip_fragment
-from .runtime import js_string, ptr
-
-
-class SchemaCompileError(ValueError):
-    """The schema cannot be compiled (bad keyword value, unknown format, bad pattern...)."""
-
+from ..errors import SchemaCompileError
+from ..schemas import RefIndex, base_inside, escape_token as ptr, json_equal
+from .runtime import js_string
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
 _SCALARS = ("null", "boolean", "number", "integer", "string")
@@ -104,7 +100,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         self._globals: dict[str, Any] = {
             "_fail": runtime.fail, "_add": runtime.add, "_fail_d": runtime.fail_d,
             "_add_d": runtime.add_d, "_Invalid": runtime.Invalid, "_ptr": ptr,
-            "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": runtime.json_equal,
+            "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": json_equal,
             "_in_enum": runtime.in_enum, "_dup": runtime.duplicate, "_mult": runtime.multiple_of,
             "_jcopy": runtime.json_copy, "_coerce_fail": runtime.coerce_or_fail,
             "_coerce_add": runtime.coerce_or_add, "_required": runtime.required,
@@ -278,9 +274,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             return 1
         if not isinstance(definition, dict):
             raise SchemaCompileError(f"schema at {self._spath} must be an object or a boolean")
-        node_id = definition.get("$id")
-        if isinstance(node_id, str) and "$ref" not in definition:
-            self._base = strip_fragment(join(self._base, node_id))
+        self._base = base_inside(definition, self._base)
         return self.run_generate_functions(definition)
 
     def run_generate_functions(self, definition: dict[str, Any]) -> int:
