@@ -60,11 +60,6 @@ def dumps_bytes(value: Any) -> bytes:
         return json.dumps(cleaned, separators=(",", ":"), default=default, allow_nan=False).encode()
 
 
-def dumps(value: Any) -> str:
-    """:func:`dumps_bytes` as text."""
-    return dumps_bytes(value).decode()
-
-
 def _cleaned(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None

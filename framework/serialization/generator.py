@@ -83,9 +83,6 @@ class SerializerGenerator:
         "time": runtime.fmt_time,
     }
 
-    #: Which C encoder ``serialize`` calls: ``"orjson"`` (the default where installed) or ``"ujson"``.
-    ENCODER: str = runtime.DEFAULT_ENCODER
-
     #: ``type`` -> the method generating it.
     TYPE_METHODS: dict[str, str] = {
         "string": "generate_string",
@@ -124,39 +121,31 @@ class SerializerGenerator:
                 "        raise _Error('The value is nested too deeply to serialize.') from None\n")
 
     def entry_point(self, entry: str) -> str:
-        """``serialize(data)``: shape the whole value, then encode it once, in C.
+        """``serialize(data) -> bytes``: shape the whole value, then encode it once, in C.
 
         The encoder call is inlined rather than going through a helper: one Python frame
         less is 5-10% of a small object's time.
         """
-        if self.ENCODER == "orjson":
-            return ("def serialize(data):\n"
-                    + self._shape_lines(entry) +
-                    "    try:\n"
-                    "        return _orjson_dumps(shaped).decode()\n"
-                    "    except TypeError:\n"
-                    "        # orjson refuses integers beyond 64 bits and lone surrogates:\n"
-                    "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
-                    "        return _encode_fallback(shaped)\n")
         return ("def serialize(data):\n"
                 + self._shape_lines(entry) +
                 "    try:\n"
-                "        # Without keyword arguments: ujson parses them on every call (~1 us).\n"
-                "        return _ujson_dumps(shaped)\n"
-                "    except (TypeError, OverflowError, UnicodeEncodeError):\n"
+                "        return _orjson_dumps(shaped)\n"
+                "    except TypeError:\n"
+                "        # orjson refuses integers beyond 64 bits and lone surrogates:\n"
+                "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
                 "        return _encode_fallback(shaped)\n")
 
     # ------------------------------------------------------------------ plumbing
 
     def _base_namespace(self) -> dict[str, Any]:
         return {
-            "_U": runtime.UNDEFINED, "_INF": runtime.INF, "_NINF": runtime.NINF,
+            "_U": runtime.UNDEFINED,
             "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
             "_to_bool": runtime.to_bool, "_plain": runtime.plain, "_key_str": runtime.key_str,
             "_as_mapping": runtime.as_mapping, "_as_list": runtime.as_list,
             "_required": runtime.required_error, "_mismatch": runtime.mismatch_error,
             "_Error": runtime.SerializationError, "_orjson_dumps": runtime.orjson_dumps,
-            "_ujson_dumps": runtime.ujson_dumps, "_encode_fallback": runtime.encode_fallback,
+"_encode_fallback": runtime.encode_fallback,
             "_Mapping": Mapping, "_PLAIN_SCALARS": frozenset((str, int, bool, type(None))),
             "_datetime_types": runtime.DATETIME_TYPES,
         }
@@ -296,13 +285,9 @@ class SerializerGenerator:
 
     def generate_number(self, schema: Schema, base: str, path: str) -> Shaper:
         """``number``: ints and finite floats as they are; ``+-inf``/``nan`` become ``null``."""
-        if self.ENCODER == "orjson":
-            # orjson writes inf and nan as null already, which is the rule here.
-            def check(v: str) -> str:
-                return f"(type({v}) is float or type({v}) is int)"
-        else:
-            def check(v: str) -> str:
-                return f"(type({v}) is float and _NINF < {v} < _INF or type({v}) is int)"
+        # orjson writes inf and nan as null already, which is the rule here.
+        def check(v: str) -> str:
+            return f"(type({v}) is float or type({v}) is int)"
         return Shaper(expr=lambda v: f"({v} if {check(v)} else _to_num({v}))", check=check, identity=True)
 
     def generate_boolean(self, schema: Schema, base: str, path: str) -> Shaper:

@@ -238,7 +238,7 @@ def test_output_equals_reference_projection(pair):
     schema, value = pair
     text = compile_serializer(schema)(value)
     assert tagged(json.loads(text)) == tagged(project(schema, value))
-    text.encode("utf-8")  # UTF-8-safe even with lone surrogates in the data
+    text.decode("utf-8")  # UTF-8 even with lone surrogates in the data
 
 
 @EXAMPLES
@@ -255,7 +255,7 @@ def test_undeclared_secret_never_leaks(pair):
         return any(allows_extras(sub) for sub in [*node.get("properties", {}).values(), node.get("items")])
 
     if not allows_extras(schema):
-        assert "hunter2" not in text
+        assert b"hunter2" not in text
 
 
 @EXAMPLES
@@ -285,7 +285,7 @@ def test_any_string_round_trips(text):
         value = {text: text} if schema.get("type") == "object" else text
         out = compile_serializer(schema)(value)
         assert json.loads(out) == value
-        out.encode("utf-8")
+        out.decode("utf-8")
 
 
 @EXAMPLES
