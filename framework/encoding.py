@@ -17,11 +17,10 @@ from typing import Any
 
 import orjson
 
+from .errors import JsonDecodeError
 from .undefined import UNDEFINED
 
-
-class JsonDecodeError(ValueError):
-    """The body is not RFC 8259 JSON; the message says where."""
+__all__ = ["JsonDecodeError", "loads", "dumps_bytes", "default"]
 
 
 def loads(raw: bytes) -> Any:

@@ -188,3 +188,21 @@ class UnresolvableRefError(LookupError):
 class SchemaCompileError(ValueError):
     """An engine cannot compile the schema: a bad keyword value, an unknown ``format`` or
     ``type``, an invalid ``pattern``, a ``$ref`` loop the serializer cannot shape."""
+
+
+class SerializationError(FrameworkError):
+    """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
+
+    status_code = 500
+
+
+class Invalid(Exception):
+    """Raised by generated validation code to stop at the first error (``all_errors=False``).
+
+    The error records themselves are already in the ``errors`` list: the exception only
+    unwinds to the caller (or to the ``try`` of an ``anyOf``/``oneOf``/``not``/``if``).
+    """
+
+
+class JsonDecodeError(ValueError):
+    """A request body is not RFC 8259 JSON; the message says where."""

@@ -67,10 +67,9 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..errors import SchemaCompileError
+from ..errors import SchemaCompileError, SerializationError
 from ..schemas import RefIndex
 from .generator import SerializerGenerator, Shaper
-from .runtime import SerializationError
 
 __all__ = ["compile_serializer", "compile_source", "SerializationError", "SerializerGenerator",
            "Shaper", "SchemaCompileError"]

@@ -33,10 +33,10 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Callable
 
-from ..errors import FrameworkError
-from ..undefined import UNDEFINED
-
 import orjson
+
+from ..errors import SerializationError
+from ..undefined import UNDEFINED
 
 INF = math.inf
 NINF = -math.inf
@@ -45,12 +45,6 @@ DATETIME_TYPES = (_dt.datetime, _dt.date, _dt.time)
 __all__ = ["SerializationError", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
            "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "required_error",
            "mismatch_error"]
-
-
-class SerializationError(FrameworkError):
-    """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
-
-    status_code = 500
 
 
 def required_error(quoted_name: str) -> SerializationError:

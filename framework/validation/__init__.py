@@ -34,7 +34,7 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 - An error raised under ``propertyNames`` carries ``property_name`` (Ajv's
   ``propertyName``), like the other fields in snake_case.
 """
-from ..errors import SchemaCompileError, format_errors
+from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
 
-__all__ = ["DEFAULT_OPTIONS", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors"]

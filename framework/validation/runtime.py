@@ -13,15 +13,10 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+# Invalid is raised by generated code (its global _Invalid); the pipeline catches it around
+# ``validator.root``. Import it from framework.errors or framework.validation.
+from ..errors import Invalid  # noqa: F401
 from ..schemas import json_equal
-
-
-class Invalid(Exception):
-    """Raised by generated code to stop at the first error (``all_errors=False``).
-
-    The error records themselves are already in the ``errors`` list: the exception only
-    unwinds to the caller (or to the ``try`` of an ``anyOf``/``oneOf``/``not``/``if``).
-    """
 
 
 #: Marks "coercion failed" and "property absent" (``None`` is a valid JSON value).
