@@ -62,11 +62,11 @@ tree to the stdlib encoder, which writes it as a ``\\udXXX`` escape: the output 
 from __future__ import annotations
 
 import json
-import linecache
 import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
+from ..codegen import CodeCache, run
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas import RefIndex
 from .generator import SerializerGenerator, Shaper
@@ -79,7 +79,7 @@ Serializer = Callable[[Any], bytes]
 
 _cache: dict[str, Serializer] = {}
 _lock = threading.Lock()
-_counter = 0
+_CODE_CACHE = CodeCache("serializer")
 
 
 def _cache_key(schema: Any, index: RefIndex) -> str:
@@ -103,7 +103,6 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> 
     An unresolvable ``$ref`` raises :class:`framework.schemas.UnresolvableRefError` now;
     at run time a value that does not fit raises :class:`SerializationError`.
     """
-    global _counter
     shared = shared if shared is not None else {}
     index = RefIndex(schema, shared).preload()
     key = _cache_key(schema, index)
@@ -115,13 +114,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> 
         if serializer is not None:
             return serializer
         generator = SerializerGenerator(schema, shared, index)
-        _counter += 1
-        filename = f"<serializer {_counter}>"
-        code = compile(generator.source, filename, "exec")
-        # Tracebacks through generated code then show its lines.
-        linecache.cache[filename] = (len(generator.source), None, generator.source.splitlines(True), filename)
         namespace = generator.namespace
-        exec(code, namespace)  # noqa: S102 - our own generated source; schema text enters via repr()/constants only
+        run(_CODE_CACHE, namespace, generator.source)
         serializer = namespace["serialize"]
         serializer.source = generator.source  # type: ignore[attr-defined]
         _cache[key] = serializer

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..codegen import Constants
 from ..errors import SchemaCompileError
 from ..schemas import RefIndex, absolutize, base_inside
 from . import runtime
@@ -103,7 +104,7 @@ class SerializerGenerator:
         self.index = index if index is not None else RefIndex(schema, self.shared)
         self.functions: list[str] = []
         self.namespace: dict[str, Any] = self._base_namespace()
-        self._constants: dict[int, str] = {}
+        self._constants = Constants(self.namespace)
         self._function_names: dict[tuple[Any, ...], str] = {}
         self._derived: dict[tuple[Any, ...], tuple[Schema, Any]] = {}
         # Derived schemas (merges, type-list members) live as long as the generator, so
@@ -145,7 +146,7 @@ class SerializerGenerator:
             "_as_mapping": runtime.as_mapping, "_as_list": runtime.as_list,
             "_required": runtime.required_error, "_mismatch": runtime.mismatch_error,
             "_Error": runtime.SerializationError, "_orjson_dumps": runtime.orjson_dumps,
-"_encode_fallback": runtime.encode_fallback,
+            "_encode_fallback": runtime.encode_fallback,
             "_Mapping": Mapping, "_PLAIN_SCALARS": frozenset((str, int, bool, type(None))),
             "_datetime_types": runtime.DATETIME_TYPES,
         }
@@ -158,15 +159,8 @@ class SerializerGenerator:
         return header + "\n\n".join(self.functions)
 
     def constant(self, value: Any) -> str:
-        """The global name under which generated code reads ``value``."""
-        key = id(value)
-        name = self._constants.get(key)
-        if name is None:
-            name = f"_c{len(self._constants)}"
-            self._constants[key] = name
-            self.namespace[name] = value
-            self._keep.append(value)
-        return name
+        """The global name under which generated code reads ``value`` (the constants table)."""
+        return self._constants.name(value)
 
     def _new_function(self, kind: str, key: tuple[Any, ...]) -> tuple[str, bool]:
         name = self._function_names.get(key)
@@ -203,6 +197,9 @@ class SerializerGenerator:
         key = ("allOf", id(schema), base)
         cached = self._derived.get(key)
         if cached is None:
+            # The key holds id(schema): keep schema alive, or a later temporary (a merge
+            # result) could get its id and be taken for it.
+            self._keep.append(schema)
             own_keywords = {k: v for k, v in schema.items() if k != "allOf"}
             parts = [own_keywords]
             for part in all_of:
