@@ -90,9 +90,8 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from framework import plugin
+from framework import plugin, run_coroutine
 from framework.errors import FrameworkError, create_error
-from framework.hooks import run_coroutine
 
 __all__ = ["bearer_auth", "BearerAuthOptionsError", "MissingAuthorizationHeaderError",
            "InvalidAuthorizationHeaderError", "InvalidAuthResultError"]

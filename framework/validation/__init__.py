@@ -51,5 +51,7 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 """
 from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
+from .runtime import js_string
 
-__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors",
+           "js_string"]

@@ -38,7 +38,7 @@ from .ecma_regex import compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import SchemaCompileError
 from ..schemas import RefIndex, base_inside, escape_token as ptr, json_equal
-from .runtime import js_string
+from .messages import english
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
 _SCALARS = ("null", "boolean", "number", "integer", "string")
@@ -182,7 +182,7 @@ class ValidatorCodeGenerator:
         return prefix, text
 
     # ------------------------------------------------------------------ errors
-    def error(self, keyword: str, params: dict[str, Any] | None = None, message: str = "",
+    def error(self, keyword: str, params: dict[str, Any] | None = None,
               schema_path: str | None = None, dynamic: str | None = None,
               dynamic_message: str | None = None, path: tuple | None = None) -> None:
         """Emit the code that records one Ajv error (and stops, with ``all_errors=False``).
@@ -192,6 +192,8 @@ class ValidatorCodeGenerator:
         constants table.
         """
         spath = schema_path if schema_path is not None else self._spath + "/" + ptr(keyword)
+        # The static message comes from the one English table (messages.py).
+        message = english(keyword, params or {}) if dynamic_message is None else ""
         where, suffix = self._path_split(path)
         spec = self.const((keyword, spath, params or {}, message, suffix), "err")
         fn = "_fail" if self._fast_fail else "_add"
@@ -269,8 +271,7 @@ class ValidatorCodeGenerator:
         if definition is True:
             return 0
         if definition is False:
-            self.error("false schema", message="boolean schema is false",
-                       schema_path=self._spath + "/false schema")
+            self.error("false schema", schema_path=self._spath + "/false schema")
             return 1
         if not isinstance(definition, dict):
             raise SchemaCompileError(f"schema at {self._spath} must be an object or a boolean")
@@ -354,13 +355,10 @@ class ValidatorCodeGenerator:
             condition = negated.format(v=var) if negated else f"not {_type_check(type_list[0], var)}"
         else:
             condition = "not (" + " or ".join(_type_check(kind, var) for kind in type_list) + ")"
-        message = "should be " + ",".join(type_list if isinstance(types, list) else [types])
-        if isinstance(types, list) and len(type_list) > len(types):
-            message = "should be " + ",".join(types)
         with self.emit(f"if {condition}:"):
             if self._coerce:
                 where, suffix = self._path_split()
-                spec = ("type", self._spath + "/type", {"type": types}, message, suffix)
+                spec = ("type", self._spath + "/type", {"type": types}, english("type", {"type": types}), suffix)
                 plan = self.const((tuple(type_list), self._array_mode, spec))
                 helper = "_coerce_fail" if self._fast_fail else "_coerce_add"
                 target = f"{self._slot[0]}[{self._slot[1]}] = {var}" if self._slot is not None else var
@@ -373,7 +371,7 @@ class ValidatorCodeGenerator:
                 else:
                     self.emit(f"{target} = {helper}({var}, {plan}, errors, {where})")
             else:
-                self.error("type", {"type": types}, message)
+                self.error("type", {"type": types})
         if self._fast_fail and len(type_list) == 1:
             kind = type_list[0]
             self._known_type = "number" if kind == "integer" else kind
@@ -401,7 +399,7 @@ class ValidatorCodeGenerator:
         else:
             check = f"_jeq({var}, {self.const(value)})"
         with self.emit(f"if not ({check}):"):
-            self.error("const", {"allowedValue": value}, "should be equal to constant")
+            self.error("const", {"allowedValue": value})
 
     def generate_enum(self) -> None:
         values, var = self._definition["enum"], self._variable
@@ -412,7 +410,7 @@ class ValidatorCodeGenerator:
         else:
             check = f"_in_enum({var}, {self.const(values)})"
         with self.emit(f"if not ({check}):"):
-            self.error("enum", {"allowedValues": values}, "should be equal to one of the allowed values")
+            self.error("enum", {"allowedValues": values})
 
     def _branch(self, definition: Any, suffix: str, ok: str) -> None:
         """Try one subschema; afterwards ``ok`` is True if it passed (its records stay in ``errors``)."""
@@ -435,7 +433,7 @@ class ValidatorCodeGenerator:
         with self._trial():
             self._branch(self._definition["not"], "/not", ok)
         with self.emit(f"if {ok}:"):
-            self.error("not", {}, "should NOT be valid")
+            self.error("not", {})
         with self.emit("else:"):
             self.emit(f"del errors[{mark}:]")
 
@@ -451,7 +449,7 @@ class ValidatorCodeGenerator:
         with self.emit(f"if {ok}:"):
             self.emit(f"del errors[{mark}:]")
         with self.emit("else:"):
-            self.error("anyOf", {}, "should match a schema in anyOf")
+            self.error("anyOf", {})
 
     def generate_one_of(self) -> None:
         branches = self._definition["oneOf"]
@@ -468,8 +466,7 @@ class ValidatorCodeGenerator:
         with self.emit(f"if len({passing}) == 1:"):
             self.emit(f"del errors[{mark}:]")
         with self.emit("else:"):
-            self.error("oneOf", {}, "should match exactly one schema in oneOf",
-                       dynamic=f'{{"passingSchemas": {passing} or None}}')
+            self.error("oneOf", {}, dynamic=f'{{"passingSchemas": {passing} or None}}')
 
     def generate_all_of(self) -> None:
         for i, branch in enumerate(self._definition["allOf"]):
@@ -493,8 +490,7 @@ class ValidatorCodeGenerator:
                 self.emit(f"{passed} = False")
                 self._branch(definition[keyword], "/" + keyword, passed)
                 with self.emit(f"if not {passed}:"):
-                    self.error("if", {"failingKeyword": keyword}, f'should match "{keyword}" schema',
-                               schema_path=self._spath + "/if")
+                    self.error("if", {"failingKeyword": keyword}, schema_path=self._spath + "/if")
 
     # ------------------------------------------------------------------ numbers
     def _number_keyword(self, keyword: str, operator: str, comparison: str) -> None:
@@ -502,8 +498,7 @@ class ValidatorCodeGenerator:
         if not _is_number(limit):
             raise SchemaCompileError(f"{keyword} must be a number at {self._spath}")
         with self.emit(f"if {self._variable} {operator} {self.lit(limit)}:"):
-            self.error(keyword, {"comparison": comparison, "limit": limit},
-                       f"should be {comparison} {js_string(limit)}")
+            self.error(keyword, {"comparison": comparison, "limit": limit})
 
     def generate_number(self) -> None:
         definition = self._definition
@@ -529,7 +524,7 @@ class ValidatorCodeGenerator:
             if number_format is not None:
                 check = self.const(NUMBER_FORMATS[number_format], "format")
                 with self.emit(f"if not {check}({self._variable}):"):
-                    self.error("format", {"format": number_format}, f'should match format "{number_format}"')
+                    self.error("format", {"format": number_format})
 
     def generate_multiple_of(self) -> None:
         divisor, var = self._definition["multipleOf"], self._variable
@@ -541,7 +536,7 @@ class ValidatorCodeGenerator:
         else:
             check = f"not _mult({var}, {self.lit(divisor)})"
         with self.emit(f"if {check}:"):
-            self.error("multipleOf", {"multipleOf": divisor}, f"should be multiple of {js_string(divisor)}")
+            self.error("multipleOf", {"multipleOf": divisor})
 
     # ------------------------------------------------------------------ strings
     def _limit(self, keyword: str) -> int:
@@ -568,17 +563,17 @@ class ValidatorCodeGenerator:
             if "maxLength" in definition:
                 limit = self._limit("maxLength")
                 with self.emit(f"if len({var}) > {self.lit(limit)}:"):
-                    self.error("maxLength", {"limit": limit}, f"should NOT have more than {limit} characters")
+                    self.error("maxLength", {"limit": limit})
             if "minLength" in definition:
                 limit = self._limit("minLength")
                 with self.emit(f"if len({var}) < {self.lit(limit)}:"):
-                    self.error("minLength", {"limit": limit}, f"should NOT have fewer than {limit} characters")
+                    self.error("minLength", {"limit": limit})
             if "pattern" in definition:
                 self.generate_pattern()
             if string_format is not None:
                 check = self.const(self._user_formats.get(string_format) or STRING_FORMATS[string_format], "format")
                 with self.emit(f"if not {check}({var}):"):
-                    self.error("format", {"format": string_format}, f'should match format "{string_format}"')
+                    self.error("format", {"format": string_format})
 
     def generate_pattern(self) -> None:
         pattern = self._definition["pattern"]
@@ -589,7 +584,7 @@ class ValidatorCodeGenerator:
         except ValueError as exc:
             raise SchemaCompileError(f"{exc} at {self._spath}/pattern") from exc
         with self.emit(f"if not {self.const(regex, 're')}.search({self._variable}):"):
-            self.error("pattern", {"pattern": pattern}, f'should match pattern "{pattern}"')
+            self.error("pattern", {"pattern": pattern})
 
     # ------------------------------------------------------------------ arrays
     def generate_array(self) -> None:
@@ -607,11 +602,11 @@ class ValidatorCodeGenerator:
             if "maxItems" in definition:
                 limit = self._limit("maxItems")
                 with self.emit(f"if len({var}) > {self.lit(limit)}:"):
-                    self.error("maxItems", {"limit": limit}, f"should NOT have more than {limit} items")
+                    self.error("maxItems", {"limit": limit})
             if "minItems" in definition:
                 limit = self._limit("minItems")
                 with self.emit(f"if len({var}) < {self.lit(limit)}:"):
-                    self.error("minItems", {"limit": limit}, f"should NOT have fewer than {limit} items")
+                    self.error("minItems", {"limit": limit})
             if definition.get("uniqueItems") is True:
                 self.generate_unique_items()
             if "items" in definition:
@@ -641,7 +636,7 @@ class ValidatorCodeGenerator:
             found = self._var("dup")
             self.emit(f"{found} = _dup({var}, {self.const(scalar) if scalar else None})")
             with self.emit(f"if {found} is not None:"):
-                self.error("uniqueItems", {}, "", dynamic=f'{{"i": {found}[0], "j": {found}[1]}}',
+                self.error("uniqueItems", {}, dynamic=f'{{"i": {found}[0], "j": {found}[1]}}',
                            dynamic_message=f'"should NOT have duplicate items (items ## " + str({found}[1])'
                                            f' + " and " + str({found}[0]) + " are identical)"')
 
@@ -663,7 +658,7 @@ class ValidatorCodeGenerator:
             if additional is False:
                 limit = len(items)
                 with self.emit(f"if len({var}) > {limit}:"):
-                    self.error("additionalItems", {"limit": limit}, f"should NOT have more than {limit} items")
+                    self.error("additionalItems", {"limit": limit})
             elif additional is not True and additional != {}:
                 index, element = self._var("index"), self._var("item")
                 with self._static_block():
@@ -693,7 +688,7 @@ class ValidatorCodeGenerator:
                     self.emit("break")
         self.emit(f"del errors[{mark}:]")
         with self.emit(f"if not {found}:"):
-            self.error("contains", {"minContains": 1}, "should contain at least 1 valid item(s)")
+            self.error("contains", {"minContains": 1})
 
     # ------------------------------------------------------------------ objects
     def generate_object(self) -> None:
@@ -715,11 +710,11 @@ class ValidatorCodeGenerator:
             if "maxProperties" in definition:
                 limit = self._limit("maxProperties")
                 with self.emit(f"if len({var}) > {self.lit(limit)}:"):
-                    self.error("maxProperties", {"limit": limit}, f"should NOT have more than {limit} properties")
+                    self.error("maxProperties", {"limit": limit})
             if "minProperties" in definition:
                 limit = self._limit("minProperties")
                 with self.emit(f"if len({var}) < {self.lit(limit)}:"):
-                    self.error("minProperties", {"limit": limit}, f"should NOT have fewer than {limit} properties")
+                    self.error("minProperties", {"limit": limit})
             if "required" in definition:
                 self.generate_required()
             if "propertyNames" in definition:
@@ -792,8 +787,7 @@ class ValidatorCodeGenerator:
                     item = self._var("error")
                     with self.emit(f"for {item} in errors[{mark}:]:"):
                         self.emit(f'{item}["property_name"] = {key}')
-                    self.error("propertyNames", {}, "property name should be valid",
-                               dynamic=f'{{"propertyName": {key}}}')
+                    self.error("propertyNames", {}, dynamic=f'{{"propertyName": {key}}}')
 
     def _unmatched_test(self, key: str) -> str:
         """Source of a test that ``key`` matches neither ``properties`` nor ``patternProperties``."""
@@ -831,8 +825,7 @@ class ValidatorCodeGenerator:
                 with self.emit(f"for {key} in list({var}):"):
                     with self.emit(f"if {self._unmatched_test(key)}:"):
                         if additional is False:
-                            self.error("additionalProperties", {}, "should NOT have additional properties",
-                                       dynamic=f'{{"additionalProperty": {key}}}')
+                            self.error("additionalProperties", {}, dynamic=f'{{"additionalProperty": {key}}}')
                         else:
                             value = self._var("item")
                             self.emit(f"{value} = {var}[{key}]")
@@ -847,14 +840,12 @@ class ValidatorCodeGenerator:
             with self.emit(f"if {self.lit(name)} in {var}:"):
                 if isinstance(dependency, list):
                     deps = ", ".join(dependency)
-                    noun = "property" if len(dependency) == 1 else "properties"
-                    message = f"should have {noun} {deps} when property {name} is present"
                     missing = self._var("missing")
                     with self._static_block():
                         with self.emit(f"for {missing} in {self.const(list(dependency))}:"):
                             with self.emit(f"if {missing} not in {var}:"):
                                 self.error("dependencies", {"property": name, "depsCount": len(dependency),
-                                                            "deps": deps}, message,
+                                                            "deps": deps},
                                            dynamic=f'{{"missingProperty": {missing}}}')
                 else:
                     self._sub(dependency, var, spath_suffix="/dependencies/" + ptr(name))
@@ -898,7 +889,7 @@ class ValidatorCodeGenerator:
         function = self.const(check, "keyword")
         args = f"{self._variable}, {self.const(self._definition[name])}, {self.const(self._definition)}"
         with self.emit(f"if not {function}({args}):"):
-            self.error(name, {}, f'should pass "{name}" keyword validation')
+            self.error(name, {})
 
 
 _SAME_VALUE_APPLICATORS = frozenset(("$ref", "not", "anyOf", "oneOf", "allOf", "if"))
