@@ -210,6 +210,62 @@ def absolutize(schema: Any, base: str) -> Any:
 
 # --------------------------------------------------------------------------- $ref
 
+def _walk_into(node: Any, outer: str, resources: dict[str, tuple[Any, str]],
+               anchors: dict[str, tuple[Any, str]], refs: list[tuple[str, str]]) -> None:
+    """Record the ``$id`` resources and anchors below ``node`` and every ``$ref`` met."""
+    stack = [(node, outer)]
+    while stack:
+        node, outer = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        base = outer
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            refs.append((ref, outer))
+        node_id = node.get("$id")
+        if isinstance(node_id, str) and "$ref" not in node:
+            full = join(outer, node_id)
+            uri, _, fragment = full.partition("#")
+            if fragment:
+                anchors.setdefault(uri + "#" + fragment, (node, outer))
+            else:
+                resources.setdefault(uri, (node, outer))
+            base = uri
+        for key in SCHEMA_MAPS:
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.extend((sub, base) for sub in value.values() if isinstance(sub, dict))
+        for key in SCHEMA_LISTS:
+            value = node.get(key)
+            if isinstance(value, list):
+                stack.extend((sub, base) for sub in value if isinstance(sub, dict))
+        for key in SCHEMA_SINGLES:
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.append((value, base))
+
+
+# A shared schema is indexed by every route that reaches it: walk it once. Keyed by
+# identity (the store keeps its schemas and never changes them), holding the document
+# so that its id cannot be reused while the entry lives.
+_SHARED_WALKS: dict[tuple[int, str], tuple[Any, tuple[dict, dict, list]]] = {}
+_SHARED_WALKS_SIZE = 4096
+
+
+def _shared_walk(document: dict, base: str) -> tuple[dict, dict, list]:
+    entry = _SHARED_WALKS.get((id(document), base))
+    if entry is not None and entry[0] is document:
+        return entry[1]
+    resources: dict[str, tuple[Any, str]] = {}
+    anchors: dict[str, tuple[Any, str]] = {}
+    refs: list[tuple[str, str]] = []
+    _walk_into({k: v for k, v in document.items() if k != "$id"}, base, resources, anchors, refs)
+    if len(_SHARED_WALKS) >= _SHARED_WALKS_SIZE:
+        _SHARED_WALKS.clear()
+    _SHARED_WALKS[(id(document), base)] = (document, (resources, anchors, refs))
+    return resources, anchors, refs
+
+
 class RefIndex:
     """Where every ``$id`` of a schema (and of the shared schemas it reaches) points.
 
@@ -237,36 +293,7 @@ class RefIndex:
 
     # ---------------------------------------------------------------- indexing
     def _walk(self, node: Any, outer: str) -> None:
-        stack = [(node, outer)]
-        while stack:
-            node, outer = stack.pop()
-            if not isinstance(node, dict):
-                continue
-            base = outer
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                self.refs.append((ref, outer))
-            node_id = node.get("$id")
-            if isinstance(node_id, str) and "$ref" not in node:
-                full = join(outer, node_id)
-                uri, _, fragment = full.partition("#")
-                if fragment:
-                    self.anchors.setdefault(uri + "#" + fragment, (node, outer))
-                else:
-                    self.resources.setdefault(uri, (node, outer))
-                base = uri
-            for key in SCHEMA_MAPS:
-                value = node.get(key)
-                if isinstance(value, dict):
-                    stack.extend((sub, base) for sub in value.values() if isinstance(sub, dict))
-            for key in SCHEMA_LISTS:
-                value = node.get(key)
-                if isinstance(value, list):
-                    stack.extend((sub, base) for sub in value if isinstance(sub, dict))
-            for key in SCHEMA_SINGLES:
-                value = node.get(key)
-                if isinstance(value, dict):
-                    stack.append((value, base))
+        _walk_into(node, outer, self.resources, self.anchors, self.refs)
 
     def _index_shared(self, key: str) -> bool:
         if key in self._shared_indexed or key not in self.shared:
@@ -284,7 +311,12 @@ class RefIndex:
         self.resources.setdefault(uri, (document, outer))
         self.resources.setdefault(base, (document, outer))
         if isinstance(document, dict):
-            self._walk({k: v for k, v in document.items() if k != "$id"}, base)
+            resources, anchors, refs = _shared_walk(document, base)
+            for where, found in resources.items():
+                self.resources.setdefault(where, found)
+            for where, found in anchors.items():
+                self.anchors.setdefault(where, found)
+            self.refs.extend(refs)
         return True
 
     def _find_resource(self, uri: str, location: str) -> tuple[Any, str] | None:

@@ -218,7 +218,10 @@ def objects_for(schema):
         additional = schema.get("additionalProperties")
         extras = values_for(additional) if isinstance(additional, dict) else json_values
         for key, item in draw(st.dictionaries(st.one_of(texts, st.integers(0, 5)), extras, max_size=3)).items():
-            value.setdefault(key, item)
+            # An extra never takes a declared name: a declared property left absent must
+            # stay absent, not get a value its schema does not fit.
+            if key not in properties:
+                value.setdefault(key, item)
         if not isinstance(additional, dict):
             value.setdefault("secret", "hunter2")  # undeclared unless additionalProperties lets it through
         return value
