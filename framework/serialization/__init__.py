@@ -8,8 +8,15 @@ b'{"id":1,"name":"Ada"}'
 
 Only declared properties appear; values are coerced to the declared type as
 fast-json-stringify v5 does; a missing required property raises
-:class:`SerializationError` (a 500). See :mod:`.generator` for the architecture and
-``benchmarks/serialization.py`` for the measured design choices:
+:class:`SerializationError` (a 500). A serializer returns UTF-8 JSON ``bytes``.
+
+Layout: ``generator.py`` (schema -> source; see it for the architecture), ``merging.py``
+(``allOf`` and ``anyOf`` branches merged into one shape), ``runtime.py`` (coercions and
+the final encode generated code calls). ``$ref`` goes through
+:class:`framework.schemas.RefIndex`, the resolver the validator uses; constants,
+``linecache`` registration and the compile cache through :mod:`framework.codegen`;
+errors live in :mod:`framework.errors`. See ``benchmarks/serialization.py`` for the
+measured design choices:
 
 Encoding strategy: shape in generated code, encode once in C. ``benchmarks/serialization.py``
 runs every contender interleaved, round by round, and reports medians and ratios from
