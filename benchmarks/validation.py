@@ -27,7 +27,7 @@ import fastjsonschema
 
 from framework.validation import ValidatorEngine
 from framework.validation.generator import ValidatorCodeGenerator
-from framework.validation.resolver import RefIndex
+from framework.schemas import RefIndex
 
 BODY_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -168,9 +168,10 @@ def _compile_breakdown(schemas: list[dict[str, Any]]) -> tuple[float, float, flo
         index.preload()
         t1 = time.process_time()
         generator = ValidatorCodeGenerator(schema, index, engine.options, engine._formats, engine._keywords)
-        source = generator.source()
+        emitter = generator.emitter()
+        source = emitter.source()
         t2 = time.process_time()
-        exec(compile(source, "<validator>", "exec"), generator.globals)  # noqa: S102
+        exec(compile(emitter.code(), "<validator>", "exec"), generator.globals)  # noqa: S102
         t3 = time.process_time()
         index_time += t1 - t0
         generate_time += t2 - t1

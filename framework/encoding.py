@@ -17,11 +17,10 @@ from typing import Any
 
 import orjson
 
+from .errors import JsonDecodeError
 from .undefined import UNDEFINED
 
-
-class JsonDecodeError(ValueError):
-    """The body is not RFC 8259 JSON; the message says where."""
+__all__ = ["JsonDecodeError", "loads", "dumps_bytes", "default"]
 
 
 def loads(raw: bytes) -> Any:
@@ -76,11 +75,6 @@ def dumps_bytes(value: Any) -> bytes:
         return orjson.dumps(cleaned, default=default)
     except TypeError:
         return json.dumps(cleaned, separators=(",", ":"), default=default, allow_nan=False).encode()
-
-
-def dumps(value: Any) -> str:
-    """:func:`dumps_bytes` as text."""
-    return dumps_bytes(value).decode()
 
 
 def _cleaned(value: Any) -> Any:

@@ -185,8 +185,6 @@ class FailedErrorSerializationError(FrameworkError):
     message_template = "Failed to serialize an error. Error: %s. Original error: %s"
 
 
-
-
 class JsonBodyError(FrameworkError):
     """Malformed JSON body: 400 with no code, as Fastify 4 answers."""
 
@@ -222,6 +220,8 @@ class SchemaSerializationBuildError(FrameworkError):
 class ResponseSchemaKeyError(FrameworkError):
     code = "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX"
     message_template = "Response schema key '%s' is not a status code, a class like '2xx' or 'default'"
+
+
 class DecoratorAlreadyPresentError(FrameworkError):
     code = "FST_ERR_DEC_ALREADY_PRESENT"
     message_template = "The decorator '%s' has already been added!"
@@ -323,3 +323,33 @@ class PluginDependencyError(FrameworkError):
     message_template = "The dependency '%s' of plugin '%s' is not registered"
 
 
+# Schema compilation errors (engines).
+class UnresolvableRefError(LookupError):
+    """A ``$ref`` names nothing in its document or the shared store (raised at ``ready()``)."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"can't resolve reference {ref}")
+        self.ref = ref
+
+
+class SchemaCompileError(ValueError):
+    """An engine cannot compile the schema: a bad keyword value, an unknown ``format`` or
+    ``type``, an invalid ``pattern``, a ``$ref`` loop the serializer cannot shape."""
+
+
+class SerializationError(FrameworkError):
+    """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
+
+    status_code = 500
+
+
+class Invalid(Exception):
+    """Raised by generated validation code to stop at the first error (``all_errors=False``).
+
+    The error records themselves are already in the ``errors`` list: the exception only
+    unwinds to the caller (or to the ``try`` of an ``anyOf``/``oneOf``/``not``/``if``).
+    """
+
+
+class JsonDecodeError(ValueError):
+    """A request body is not RFC 8259 JSON; the message says where."""

@@ -1,38 +1,39 @@
-"""Shared schemas: the per-context store, input-schema normalisation, and ``$ref`` resolution.
+"""Shared schemas and the schema helpers both engines and the schema plugins use.
 
-Shared schemas are the one thing the validator and the serializer have in common, so
-both engines resolve ``$ref`` through :func:`resolve_ref` here. Resolution never touches
-the network: a reference that is not in the schema itself or in the shared store is an
-error (:class:`UnresolvableRefError`), reported at ``ready()``.
+One concern here: reading JSON Schema documents. The validator
+(:mod:`framework.validation`), the serializer (:mod:`framework.serialization`) and the
+schema plugins (``plugins/merge_patch.py``, ``plugins/error_messages.py``) all go
+through these, so they agree on what a schema means:
 
-Supported forms (seed 2.5): ``#name`` (an ``$id: '#name'`` in the current document),
-``#/definitions/x`` (a JSON pointer), ``id#`` (a shared schema), ``id#/definitions/x`` and
-``id#/properties/x`` (a pointer into it), ``id#name`` (an ``$id: '#name'`` inside it).
+- :class:`SchemaStore`: the shared schemas of one context (``add_schema``);
+- :func:`normalize_input_schema`: a route's input schema as the engines get it;
+- :class:`RefIndex`: the one ``$ref`` resolver (draft-07 ``$id`` scopes, relative and
+  nested ``$id``, ``#anchor``, JSON pointers, shared schemas). Resolution never touches
+  the network: a reference that is neither in the schema nor in the shared store raises
+  :class:`framework.errors.UnresolvableRefError`, reported at ``ready()``;
+- :func:`base_inside`, :func:`join`, :func:`absolutize`: base URIs;
+- :func:`iter_subschemas` and the keyword lists it walks;
+- JSON pointers (:func:`escape_token`, :func:`pointer_tokens`, :func:`to_pointer`);
+- :func:`json_equal`: JSON's equality (``1 == 1.0``, ``True != 1``).
 """
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
 from typing import Any, Iterator
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote, urljoin, urlsplit
 
-from .errors import SchemaAlreadyPresentError, SchemaMissingIdError
+from .errors import SchemaAlreadyPresentError, SchemaMissingIdError, UnresolvableRefError
 
 Schema = dict[str, Any]
 
 #: Keywords whose values are maps of subschemas, lists of subschemas, or one subschema.
-_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
-_SCHEMA_LISTS = ("items", "allOf", "anyOf", "oneOf")
-_SCHEMA_SINGLES = ("items", "additionalItems", "additionalProperties", "contains",
-                   "propertyNames", "not", "if", "then", "else")
-
-
-class UnresolvableRefError(LookupError):
-    """A ``$ref`` names nothing in its document or the shared store."""
-
-    def __init__(self, ref: str) -> None:
-        super().__init__(f"can't resolve reference {ref}")
-        self.ref = ref
+SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+SCHEMA_LISTS = ("items", "allOf", "anyOf", "oneOf")
+SCHEMA_SINGLES = ("items", "additionalItems", "additionalProperties", "contains",
+                  "propertyNames", "not", "if", "then", "else")
+#: Keywords whose values are data, never schemas (nothing inside them is a ``$ref``).
+DATA_KEYWORDS = ("enum", "const", "default", "examples")
 
 
 class SchemaStore:
@@ -73,6 +74,8 @@ class SchemaStore:
         return visible
 
 
+# --------------------------------------------------------------------------- walking
+
 def iter_subschemas(schema: Any) -> Iterator[Schema]:
     """Yield ``schema`` and every subschema below it (depth first)."""
     stack = [schema]
@@ -81,98 +84,317 @@ def iter_subschemas(schema: Any) -> Iterator[Schema]:
         if not isinstance(node, dict):
             continue
         yield node
-        for key in _SCHEMA_MAPS:
+        for key in SCHEMA_MAPS:
             value = node.get(key)
             if isinstance(value, dict):
                 stack.extend(v for v in value.values() if isinstance(v, dict))
-        for key in _SCHEMA_LISTS:
+        for key in SCHEMA_LISTS:
             value = node.get(key)
             if isinstance(value, list):
                 stack.extend(v for v in value if isinstance(v, dict))
-        for key in _SCHEMA_SINGLES:
+        for key in SCHEMA_SINGLES:
             value = node.get(key)
             if isinstance(value, dict):
                 stack.append(value)
 
 
-def _find_anchor(document: Schema, anchor: str) -> Schema | None:
-    for node in iter_subschemas(document):
-        if node.get("$id") == anchor:
+# --------------------------------------------------------------------------- JSON pointers
+
+def escape_token(token: Any) -> str:
+    """One JSON-pointer token, RFC 6901 escaped (``a/b`` -> ``a~1b``)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def unescape_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def pointer_tokens(pointer: str, *, url_encoded: bool = False) -> list[str]:
+    """The unescaped tokens of ``/a/b~1c`` (``url_encoded``: a URI fragment, %-decoded first)."""
+    if not pointer:
+        return []
+    return [unescape_token(unquote(t) if url_encoded else t) for t in pointer.split("/")[1:]]
+
+
+def to_pointer(tokens: Any) -> str:
+    """The JSON pointer of ``tokens`` (``["a", "b/c"]`` -> ``/a/b~1c``)."""
+    return "".join("/" + escape_token(t) for t in tokens)
+
+
+# --------------------------------------------------------------------------- equality
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``1 == 1.0`` but ``True != 1``; deep for arrays and objects."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, dict):
+        if not isinstance(b, dict) or len(a) != len(b):
+            return False
+        for key, item in a.items():
+            if key not in b or not json_equal(item, b[key]):
+                return False
+        return True
+    if isinstance(a, list):
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        return all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(b, (dict, list)):
+        return False
+    if isinstance(a, str) or isinstance(b, str):
+        return type(a) is type(b) and a == b
+    if a is None or b is None:
+        return a is b
+    return a == b
+
+
+# --------------------------------------------------------------------------- base URIs
+
+def join(base: str, ref: str) -> str:
+    """RFC 3986 reference resolution that also works for ``urn:`` bases."""
+    if not base:
+        return ref
+    if ref.startswith("#"):
+        return base.partition("#")[0] + ref
+    if urlsplit(ref).scheme:
+        return ref
+    return urljoin(base, ref)
+
+
+def strip_fragment(uri: str) -> str:
+    return uri.partition("#")[0]
+
+
+def base_inside(node: Any, outer: str) -> str:
+    """The base URI in effect inside ``node`` when ``outer`` applies around it.
+
+    Draft 7: a node's ``$id`` changes the base, except next to ``$ref`` (which makes
+    every sibling keyword ignored).
+    """
+    if isinstance(node, dict):
+        node_id = node.get("$id")
+        if isinstance(node_id, str) and "$ref" not in node:
+            return strip_fragment(join(outer, node_id))
+    return outer
+
+
+def absolutize(schema: Any, base: str) -> Any:
+    """A deep copy of ``schema`` whose every ``$ref`` names an absolute location, so that
+    it keeps its meaning when it is moved into another document (``allOf`` merging,
+    ``$merge``/``$patch``).
+
+    ``base`` is the base URI in effect inside ``schema`` (its own ``$id`` applied, see
+    :func:`base_inside`); nested ``$id`` change the base below them, as they do for
+    resolution. Data keywords (``enum``, ``const``, ``default``, ``examples``) are
+    copied as they are.
+    """
+    if not base:
+        return copy.deepcopy(schema)
+
+    def walk(node: Any, base: str) -> Any:
+        if isinstance(node, list):
+            return [walk(item, base) for item in node]
+        if not isinstance(node, dict):
             return node
-    return None
+        out = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                out[key] = join(base, value)
+            elif key in DATA_KEYWORDS:
+                out[key] = copy.deepcopy(value)
+            else:
+                out[key] = walk(value, base_inside(value, base))
+        return out
+
+    return walk(schema, base)
 
 
-def _follow_pointer(document: Any, pointer: str, ref: str) -> Any:
-    node = document
-    for token in pointer.split("/")[1:]:
-        token = unquote(token).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            raise UnresolvableRefError(ref)
-    return node
+# --------------------------------------------------------------------------- $ref
+
+def _walk_into(node: Any, outer: str, resources: dict[str, tuple[Any, str]],
+               anchors: dict[str, tuple[Any, str]], refs: list[tuple[str, str]]) -> None:
+    """Record the ``$id`` resources and anchors below ``node`` and every ``$ref`` met."""
+    stack = [(node, outer)]
+    while stack:
+        node, outer = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        base = outer
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            refs.append((ref, outer))
+        node_id = node.get("$id")
+        if isinstance(node_id, str) and "$ref" not in node:
+            full = join(outer, node_id)
+            uri, _, fragment = full.partition("#")
+            if fragment:
+                anchors.setdefault(uri + "#" + fragment, (node, outer))
+            else:
+                resources.setdefault(uri, (node, outer))
+            base = uri
+        for key in SCHEMA_MAPS:
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.extend((sub, base) for sub in value.values() if isinstance(sub, dict))
+        for key in SCHEMA_LISTS:
+            value = node.get(key)
+            if isinstance(value, list):
+                stack.extend((sub, base) for sub in value if isinstance(sub, dict))
+        for key in SCHEMA_SINGLES:
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.append((value, base))
 
 
-def _find_document(location: str, base: str, root: Schema,
-                   shared: Mapping[str, Schema]) -> Schema | None:
-    for candidate in dict.fromkeys((urljoin(base, location) if base else location, location)):
-        if candidate in shared:
-            return shared[candidate]
-        if candidate == base:
-            return root
-        # An $id deeper in the current document or in a shared one (e.g. "item.json").
-        for document in (root, *shared.values()):
-            for node in iter_subschemas(document):
-                node_id = node.get("$id")
-                if isinstance(node_id, str) and not node_id.startswith("#") and node_id in (candidate, location):
-                    return node
-    return None
+# A shared schema is indexed by every route that reaches it: walk it once. Keyed by
+# identity (the store keeps its schemas and never changes them), holding the document
+# so that its id cannot be reused while the entry lives.
+_SHARED_WALKS: dict[tuple[int, str], tuple[Any, tuple[dict, dict, list]]] = {}
+_SHARED_WALKS_SIZE = 4096
 
 
-def resolve_ref(ref: str, root: Schema, shared: Mapping[str, Schema]) -> tuple[Any, Schema]:
-    """Resolve ``ref`` met inside ``root``; return ``(target, target's document)``.
+def _shared_walk(document: dict, base: str) -> tuple[dict, dict, list]:
+    entry = _SHARED_WALKS.get((id(document), base))
+    if entry is not None and entry[0] is document:
+        return entry[1]
+    resources: dict[str, tuple[Any, str]] = {}
+    anchors: dict[str, tuple[Any, str]] = {}
+    refs: list[tuple[str, str]] = []
+    _walk_into({k: v for k, v in document.items() if k != "$id"}, base, resources, anchors, refs)
+    if len(_SHARED_WALKS) >= _SHARED_WALKS_SIZE:
+        _SHARED_WALKS.clear()
+    _SHARED_WALKS[(id(document), base)] = (document, (resources, anchors, refs))
+    return resources, anchors, refs
 
-    The second element is the document that ``$ref`` inside the target resolve against
-    (``root`` for local references, the shared schema for ``id#...``).
+
+class RefIndex:
+    """Where every ``$id`` of a schema (and of the shared schemas it reaches) points.
+
+    The one ``$ref`` resolver of the framework: the validator, the serializer and the
+    schema plugins all resolve through it. Build it on the root schema, then call
+    :meth:`resolve` with the base URI in effect where the ``$ref`` was met
+    (:func:`base_inside` of the enclosing nodes; ``""`` around the root).
+
+    A located node is ``(node, outer_base)``: ``outer_base`` is the base URI in effect
+    around the node, so entering the node applies its own ``$id`` exactly once.
     """
-    location, _, fragment = ref.partition("#")
-    base = root.get("$id", "") if isinstance(root, dict) else ""
-    if isinstance(base, str) and base.startswith("#"):
-        base = ""
-    if location:
-        document = _find_document(location, base, root, shared)
-        if document is None:
+
+    def __init__(self, root: Any, shared: Mapping[str, Any] | None) -> None:
+        self.shared = shared or {}
+        self.resources: dict[str, tuple[Any, str]] = {}
+        self.anchors: dict[str, tuple[Any, str]] = {}
+        self._shared_indexed: set[str] = set()
+        self._all_shared_indexed = False
+        #: the shared schemas a compilation reached (for the compile cache keys).
+        self.reached: dict[str, Any] = {}
+        #: every ``(ref, base)`` met while indexing, for :meth:`preload`.
+        self.refs: list[tuple[str, str]] = []
+        self.resources.setdefault("", (root, ""))
+        self._walk(root, "")
+
+    # ---------------------------------------------------------------- indexing
+    def _walk(self, node: Any, outer: str) -> None:
+        _walk_into(node, outer, self.resources, self.anchors, self.refs)
+
+    def _index_shared(self, key: str) -> bool:
+        if key in self._shared_indexed or key not in self.shared:
+            return False
+        self._shared_indexed.add(key)
+        document = self.shared[key]
+        self.reached[key] = document
+        uri = strip_fragment(key)
+        node_id = document.get("$id") if isinstance(document, dict) and "$ref" not in document else None
+        base = strip_fragment(node_id) if isinstance(node_id, str) else ""
+        # Entering the document applies its own $id: an empty outer base makes that give
+        # the id itself (a relative id such as "folder/x.json" must not be applied twice).
+        outer = "" if base else uri
+        base = base or uri
+        self.resources.setdefault(uri, (document, outer))
+        self.resources.setdefault(base, (document, outer))
+        if isinstance(document, dict):
+            resources, anchors, refs = _shared_walk(document, base)
+            for where, found in resources.items():
+                self.resources.setdefault(where, found)
+            for where, found in anchors.items():
+                self.anchors.setdefault(where, found)
+            self.refs.extend(refs)
+        return True
+
+    def _find_resource(self, uri: str, location: str) -> tuple[Any, str] | None:
+        for candidate in (uri, location):
+            if candidate in self.resources:
+                return self.resources[candidate]
+            for key in (candidate, candidate + "#"):
+                if self._index_shared(key):
+                    return self.resources.get(strip_fragment(key))
+        if not self._all_shared_indexed:
+            # An $id nested inside some shared schema: index them all once, then retry.
+            self._all_shared_indexed = True
+            for key in list(self.shared):
+                self._index_shared(key)
+            for candidate in (uri, location):
+                if candidate in self.resources:
+                    return self.resources[candidate]
+        return None
+
+    def preload(self) -> "RefIndex":
+        """Resolve every ``$ref`` now (raising for an unresolvable one), indexing the shared
+        schemas they reach, transitively; :attr:`reached` is then complete."""
+        done = 0
+        while done < len(self.refs):
+            ref, base = self.refs[done]
+            done += 1
+            self.resolve(ref, base)
+        return self
+
+    # ---------------------------------------------------------------- resolving
+    def resolve(self, ref: str, base: str) -> tuple[Any, str]:
+        """``(target node, base URI around it)`` for ``ref`` met where ``base`` applies."""
+        full = join(base, ref)
+        uri, _, fragment = full.partition("#")
+        location = strip_fragment(ref)
+        if fragment and not fragment.startswith("/"):
+            for candidate in (uri, location):
+                if candidate + "#" + fragment in self.anchors:
+                    return self.anchors[candidate + "#" + fragment]
+            if self._find_resource(uri, location) is not None:
+                for candidate in (uri, location):
+                    if candidate + "#" + fragment in self.anchors:
+                        return self.anchors[candidate + "#" + fragment]
             raise UnresolvableRefError(ref)
-    else:
-        document = root
-    if not fragment:
-        return document, document
-    if fragment.startswith("/"):
-        return _follow_pointer(document, fragment, ref), document
-    target = _find_anchor(document, "#" + fragment)
-    if target is None:
-        raise UnresolvableRefError(ref)
-    return target, document
+        found = self._find_resource(uri, location)
+        if found is None:
+            raise UnresolvableRefError(ref)
+        node, outer = found
+        if not fragment:
+            return node, outer
+        return self._follow(node, outer, fragment, ref)
 
-
-def check_refs(schema: Any, shared: Mapping[str, Schema]) -> None:
-    """Raise :class:`UnresolvableRefError` for the first ``$ref`` that resolves to nothing.
-
-    References inside shared schemas reached from ``schema`` are checked too.
-    """
-    seen: set[int] = set()
-    pending: list[tuple[Any, Schema]] = [(schema, schema)]
-    while pending:
-        node, document = pending.pop()
-        for sub in iter_subschemas(node):
-            ref = sub.get("$ref")
-            if isinstance(ref, str):
-                target, target_doc = resolve_ref(ref, document, shared)
-                if id(target) not in seen:
-                    seen.add(id(target))
-                    pending.append((target, target_doc))
+    @staticmethod
+    def _follow(node: Any, outer: str, pointer: str, ref: str) -> tuple[Any, str]:
+        # state: "schema" (node is a schema), "container" (its children are schemas), "other".
+        state = "schema"
+        for token in pointer_tokens(pointer, url_encoded=True):
+            if state == "schema":
+                outer = base_inside(node, outer)
+            if isinstance(node, dict) and token in node:
+                child = node[token]
+                if state == "schema":
+                    if token in SCHEMA_SINGLES and isinstance(child, (dict, bool)):
+                        state = "schema"
+                    elif ((token in SCHEMA_MAPS and isinstance(child, dict))
+                          or (token in SCHEMA_LISTS and isinstance(child, list))):
+                        state = "container"
+                    else:
+                        state = "other"
+                else:
+                    state = "schema" if state == "container" else "other"
+                node = child
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+                state = "schema" if state == "container" else "other"
+            else:
+                raise UnresolvableRefError(ref)
+        return node, outer
 
 
 _NOT_SHORTHAND = ("type", "properties", "$ref", "oneOf", "allOf", "anyOf", "$merge", "$patch")

@@ -62,9 +62,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import unquote
 
-from framework.schemas import iter_subschemas
+from framework.schemas import RefIndex, base_inside, iter_subschemas, pointer_tokens, to_pointer
 
 __all__ = ["error_messages", "apply_error_messages", "check_error_message_schema"]
 
@@ -78,16 +77,6 @@ _SINGLE_STEP = {
 }
 _NAMED_STEP = {"properties": 1, "patternProperties": 1, "definitions": 0, "$defs": 0,
                "dependencies": 0, "allOf": 0, "anyOf": 0, "oneOf": 0}
-
-
-def _pointer_tokens(pointer: str) -> list[str]:
-    if not pointer:
-        return []
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]
-
-
-def _pointer(tokens: list[str]) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
 class _Node:
@@ -119,8 +108,7 @@ def _ancestors(error: Mapping[str, Any], root: Any,
     if not isinstance(root, dict):
         return []
     prefix = document_id + "#"
-    raw = fragment.split("/")[1:]
-    tokens = [unquote(t).replace("~1", "/").replace("~0", "~") for t in raw]
+    tokens = pointer_tokens(fragment, url_encoded=True)
     if not tokens:
         return []
     walk: list[tuple[Any, int, int]] = [(root, 0, 0)]  # (node, tokens used, instance consumed)
@@ -153,17 +141,17 @@ def _ancestors(error: Mapping[str, Any], root: Any,
             consumed += _SINGLE_STEP[token]
             i += 1
         elif token == "$ref" and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
-            target: Any = root
-            for part in _pointer_tokens(unquote(node["$ref"][1:])):
-                target = target.get(part) if isinstance(target, dict) else None
-            node = target
+            try:
+                node, _ = RefIndex(root, documents).resolve(node["$ref"], base_inside(root, ""))
+            except LookupError:
+                break
             i += 1
         else:
             break
         if node is None:
             break
         walk.append((node, i, consumed))
-    instance = _pointer_tokens(str(error.get("instance_path") or ""))
+    instance = pointer_tokens(str(error.get("instance_path") or ""))
     total = walk[-1][2]
     # A walk that reached the error's keyword places each node from the end of the
     # instance path (right even when the path restarts at a $ref target, as Ajv's does).
@@ -179,7 +167,7 @@ def _ancestors(error: Mapping[str, Any], root: Any,
         cut = len(instance) - (total - consumed_here) if complete else consumed_here
         if cut < 0 or cut > len(instance):
             continue
-        path = prefix + _pointer(tokens[:used])
+        path = prefix + to_pointer(tokens[:used])
         direct = complete and index == len(walk) - 1
         child = instance[cut] if cut < len(instance) else None
         found.append(_Node(schema, path, used, instance[:cut], direct, child))
@@ -187,7 +175,7 @@ def _ancestors(error: Mapping[str, Any], root: Any,
 
 
 def _new_error(message: str, instance: list[str], node_path: str, replaced: list[dict]) -> dict:
-    return {"keyword": KEYWORD, "instance_path": _pointer(instance),
+    return {"keyword": KEYWORD, "instance_path": to_pointer(instance),
             "schema_path": node_path + "/" + KEYWORD, "params": {"errors": replaced},
             "message": message}
 

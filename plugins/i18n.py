@@ -48,51 +48,18 @@ Example: an error handler answering validation failures in German (seed 7, note 
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from framework.validation.messages import ENGLISH, Formatter, Params
+from framework.validation.messages import comparison as _comparison
+from framework.validation.messages import count as _count
+from framework.validation.messages import deps as _deps
+from framework.validation.messages import js_text as _js
+from framework.validation.messages import limit as _limit
+from framework.validation.messages import plural as _s
+
 __all__ = ["LANGUAGES", "localize", "message_for", "negotiate"]
-
-Params = Mapping[str, Any]
-Formatter = Callable[[str, Params], str]
-
-_DEFAULT_COMPARISON = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
-
-
-def _js(value: Any) -> str:
-    """A value as JavaScript prints it in a message (``5.0`` -> ``5``, ``True`` -> ``true``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer() and abs(value) < 1e21:
-            return str(int(value))
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return repr(value)
-    if value is None:
-        return "null"
-    if isinstance(value, (list, tuple)):
-        return ",".join(_js(v) for v in value)
-    return str(value)
-
-
-def _count(value: Any) -> int | float:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
-
-
-def _comparison(keyword: str, params: Params) -> str:
-    return str(params.get("comparison") or _DEFAULT_COMPARISON[keyword])
-
-
-def _deps(params: Params) -> tuple[str, int]:
-    deps = params["deps"]
-    if isinstance(deps, (list, tuple)):
-        deps_count = len(deps)
-        deps = ", ".join(str(d) for d in deps)
-    else:
-        deps_count = params.get("depsCount", len(str(deps).split(", ")))
-    return str(deps), int(deps_count)
 
 
 def _ru(n: Any, one: str, many: str) -> str:
@@ -103,51 +70,6 @@ def _ru(n: Any, one: str, many: str) -> str:
     n = int(n)
     return one if n % 10 == 1 and n % 100 != 11 else many
 
-
-def _s(n: Any, singular: str, plural: str, *, french: bool = False) -> str:
-    n = _count(n)
-    if french:
-        return singular if -2 < n < 2 else plural
-    return singular if n == 1 else plural
-
-
-# Each table maps a keyword to fn(keyword, params) -> message. Generic entries are keyed
-# "*" (unknown keyword) and are shared through the helpers below.
-
-def _limit(params: Params) -> str:
-    return _js(params["limit"])
-
-
-_EN: dict[str, Formatter] = {
-    "type": lambda k, p: f"should be {_js(p['type'])}",
-    "required": lambda k, p: f"should have required property '{p['missingProperty']}'",
-    "additionalProperties": lambda k, p: "should NOT have additional properties",
-    "enum": lambda k, p: "should be equal to one of the allowed values",
-    "const": lambda k, p: "should be equal to constant",
-    "minLength": lambda k, p: f"should NOT have fewer than {_limit(p)} characters",
-    "maxLength": lambda k, p: f"should NOT have more than {_limit(p)} characters",
-    "minItems": lambda k, p: f"should NOT have fewer than {_limit(p)} items",
-    "maxItems": lambda k, p: f"should NOT have more than {_limit(p)} items",
-    "additionalItems": lambda k, p: f"should NOT have more than {_limit(p)} items",
-    "minProperties": lambda k, p: f"should NOT have fewer than {_limit(p)} properties",
-    "maxProperties": lambda k, p: f"should NOT have more than {_limit(p)} properties",
-    "minimum": lambda k, p: f"should be {_comparison(k, p)} {_limit(p)}",
-    "multipleOf": lambda k, p: f"should be multiple of {_js(p['multipleOf'])}",
-    "pattern": lambda k, p: f'should match pattern "{p["pattern"]}"',
-    "format": lambda k, p: f'should match format "{p["format"]}"',
-    "uniqueItems": lambda k, p: (f"should NOT have duplicate items "
-                                 f"(items ## {_js(p['j'])} and {_js(p['i'])} are identical)"),
-    "contains": lambda k, p: f"should contain at least {_js(p.get('minContains', 1))} valid item(s)",
-    "dependencies": lambda k, p: "should have {} {} when property {} is present".format(
-        _s(_deps(p)[1], "property", "properties"), _deps(p)[0], p["property"]),
-    "propertyNames": lambda k, p: "property name should be valid",
-    "anyOf": lambda k, p: "should match a schema in anyOf",
-    "oneOf": lambda k, p: "should match exactly one schema in oneOf",
-    "not": lambda k, p: "should NOT be valid",
-    "if": lambda k, p: f'should match "{p["failingKeyword"]}" schema',
-    "false schema": lambda k, p: "boolean schema is false",
-    "*": lambda k, p: f'should pass "{k}" keyword validation',
-}
 
 _DE: dict[str, Formatter] = {
     "type": lambda k, p: f"muss vom Typ {_js(p['type'])} sein",
@@ -292,7 +214,11 @@ _RU: dict[str, Formatter] = {
     "*": lambda k, p: f'должно соответствовать правилу "{k}"',
 }
 
-for _table in (_EN, _DE, _FR, _ES, _RU):
+# Each table maps a keyword to fn(keyword, params) -> message; "*" is the generic entry
+# (unknown keyword). English is the validator's own table.
+_EN = ENGLISH
+
+for _table in (_DE, _FR, _ES, _RU):
     for _kw in ("maximum", "exclusiveMinimum", "exclusiveMaximum"):
         _table[_kw] = _table["minimum"]
 del _table, _kw

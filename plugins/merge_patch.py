@@ -53,16 +53,12 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from framework.schemas import resolve_ref
+from framework.schemas import DATA_KEYWORDS, SCHEMA_MAPS, RefIndex, absolutize, base_inside, json_equal, pointer_tokens
 
 __all__ = ["merge_patch", "merge", "apply_patch", "expand", "JsonPatchError", "MergePatchError"]
 
 _ANNOTATIONS = ("$comment", "title", "description", "examples", "default", "readOnly", "writeOnly")
 _MAX_DEPTH = 64
-#: Keywords whose values are data, never schemas.
-_DATA = ("enum", "const", "default", "examples")
-#: Keywords whose values map names to subschemas.
-_NAME_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
 
 
 class MergePatchError(ValueError):
@@ -101,7 +97,7 @@ def _tokens(pointer: Any) -> list[str]:
         return []
     if not pointer.startswith("/"):
         raise JsonPatchError(f"invalid JSON pointer {pointer!r}: it must be empty or start with '/'")
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+    return pointer_tokens(pointer)
 
 
 def _index(container: list, token: str, pointer: str, *, allow_end: bool) -> int:
@@ -160,18 +156,6 @@ def _remove(document: Any, pointer: str) -> tuple[Any, Any]:
     raise JsonPatchError(f"path {pointer!r} does not exist")
 
 
-def _json_equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
-    return type(a) is type(b) and a == b
-
-
 def apply_patch(document: Any, operations: Any) -> Any:
     """RFC 6902 JSON patch: a new value, ``document`` and ``operations`` untouched.
 
@@ -210,7 +194,7 @@ def apply_patch(document: Any, operations: Any) -> Any:
         elif op == "copy":
             document = _add(document, path, copy.deepcopy(_get(document, operation["from"])))
         elif op == "test":
-            if not _json_equal(_get(document, path), operation["value"]):
+            if not json_equal(_get(document, path), operation["value"]):
                 raise JsonPatchError(f"operation {number}: test failed at {path!r}")
         else:
             raise JsonPatchError(f"operation {number}: unknown op {op!r}")
@@ -219,42 +203,27 @@ def apply_patch(document: Any, operations: Any) -> Any:
 
 # --------------------------------------------------------------------------- schemas
 
-def _absolutize(node: Any, base: str) -> Any:
-    """Rewrite local ``$ref`` (``#...``) in a copy taken out of document ``base``."""
-    if isinstance(node, dict):
-        out = {}
-        for key, value in node.items():
-            if key == "$ref" and isinstance(value, str) and value.startswith("#"):
-                out[key] = base + value
-            elif key in _DATA:
-                out[key] = copy.deepcopy(value)
-            else:
-                out[key] = _absolutize(value, base)
-        return out
-    if isinstance(node, list):
-        return [_absolutize(v, base) for v in node]
-    return node
-
-
 class _Expander:
     def __init__(self, root: dict, shared: Mapping[str, Any]) -> None:
-        self.root = root
-        self.shared = shared
+        self.index = RefIndex(root, shared)
+        self.root_base = base_inside(root, "")
 
     def resolve(self, value: Any, what: str, keyword: str, depth: int) -> Any:
         """``value``, or a deep copy of what its ``$ref`` names; expanded either way."""
         if isinstance(value, dict) and isinstance(value.get("$ref"), str) and len(value) == 1:
             ref = value["$ref"]
             try:
-                target, document = resolve_ref(ref, self.root, self.shared)
+                target, outer = self.index.resolve(ref, self.root_base)
             except LookupError as exc:
                 raise MergePatchError(f"{keyword}: can't resolve the {what} reference {ref!r}") from exc
-            target = copy.deepcopy(target)
-            doc_id = document.get("$id") if isinstance(document, dict) else None
-            if document is not self.root and isinstance(doc_id, str) and not doc_id.startswith("#"):
-                target = _absolutize(target, doc_id)
-                if isinstance(target, dict) and target.get("$id") == doc_id:
-                    del target["$id"]
+            base = base_inside(target, outer)
+            if base == self.root_base:
+                target = copy.deepcopy(target)
+            else:
+                # Taken out of another document: its references must keep their meaning.
+                target = absolutize(target, base)
+                if isinstance(target, dict) and "$ref" not in target:
+                    target.pop("$id", None)
             return self.walk(target, depth + 1)
         return self.walk(copy.deepcopy(value), depth + 1)
 
@@ -303,9 +272,9 @@ class _Expander:
                 return self.expand_node(node, depth)
             out = {}
             for key, value in node.items():
-                if key in _DATA:
+                if key in DATA_KEYWORDS:
                     out[key] = value
-                elif key in _NAME_MAPS and isinstance(value, dict):
+                elif key in SCHEMA_MAPS and isinstance(value, dict):
                     # {name: subschema}: a property may be called "$merge" without being one.
                     out[key] = {name: self.walk(sub, depth) for name, sub in value.items()}
                 else:

@@ -4,12 +4,19 @@
 >>> serialize = compile_serializer({"type": "object", "required": ["id"],
 ...     "properties": {"name": {"type": "string"}, "id": {"type": "integer"}}})
 >>> serialize({"name": "Ada", "id": 1.9, "password": "hunter2"})
-'{"id":1,"name":"Ada"}'
+b'{"id":1,"name":"Ada"}'
 
 Only declared properties appear; values are coerced to the declared type as
 fast-json-stringify v5 does; a missing required property raises
-:class:`SerializationError` (a 500). See :mod:`.generator` for the architecture and
-``benchmarks/serialization.py`` for the measured design choices:
+:class:`SerializationError` (a 500). A serializer returns UTF-8 JSON ``bytes``.
+
+Layout: ``generator.py`` (schema -> source; see it for the architecture), ``merging.py``
+(``allOf`` and ``anyOf`` branches merged into one shape), ``runtime.py`` (coercions and
+the final encode generated code calls). ``$ref`` goes through
+:class:`framework.schemas.RefIndex`, the resolver the validator uses; constants,
+``linecache`` registration and the compile cache through :mod:`framework.codegen`;
+errors live in :mod:`framework.errors`. See ``benchmarks/serialization.py`` for the
+measured design choices:
 
 Encoding strategy: shape in generated code, encode once in C. ``benchmarks/serialization.py``
 runs every contender interleaved, round by round, and reports medians and ratios from
@@ -43,7 +50,7 @@ What was tried and why this one won:
   number checks skip the finiteness test. With ujson the same shaping only ties
   with hand filter + ujson: ujson's own per-value cost dominates, and ujson's keyword
   arguments cost about 1 us per call, so it is called without any (``/`` then comes
-  out as ``\\/``, valid JSON). ujson is used where orjson is not installed.
+  out as ``\\/``, valid JSON). orjson is required, and the only encoder here.
 * **Building the JSON text in generated code** (f-strings with literal keys,
   ``encode_basestring_ascii`` per string, ``int.__repr__`` per integer): wins
   slightly on a 5-field object but loses on rows; Python-level number formatting
@@ -62,50 +69,28 @@ tree to the stdlib encoder, which writes it as a ``\\udXXX`` escape: the output 
 from __future__ import annotations
 
 import json
-import linecache
 import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..schemas import iter_subschemas, resolve_ref
-from .generator import SchemaCompileError, SerializerGenerator, Shaper
-from .runtime import SerializationError
+from ..codegen import CodeCache, run
+from ..errors import SchemaCompileError, SerializationError
+from ..schemas import RefIndex
+from .generator import SerializerGenerator, Shaper
 
 __all__ = ["compile_serializer", "compile_source", "SerializationError", "SerializerGenerator",
            "Shaper", "SchemaCompileError"]
 
-Serializer = Callable[[Any], str]
+#: ``serialize(data) -> bytes``: UTF-8 JSON, ready to send.
+Serializer = Callable[[Any], bytes]
 
 _cache: dict[str, Serializer] = {}
 _lock = threading.Lock()
-_counter = 0
+_CODE_CACHE = CodeCache("serializer")
 
 
-def _reached_shared(schema: Any, shared: Mapping[str, Any]) -> dict[str, Any]:
-    """The shared schemas ``schema`` reaches through ``$ref``, transitively (checks every ref)."""
-    reached: dict[str, Any] = {}
-    by_identity = {id(doc): key for key, doc in shared.items()}
-    seen: set[int] = set()
-    pending = [(schema, schema)]
-    while pending:
-        node, document = pending.pop()
-        for sub in iter_subschemas(node):
-            ref = sub.get("$ref")
-            if not isinstance(ref, str):
-                continue
-            target, target_doc = resolve_ref(ref, document, shared)
-            key = by_identity.get(id(target_doc))
-            if key is not None:
-                reached[key] = target_doc
-            if id(target) not in seen:
-                seen.add(id(target))
-                pending.append((target, target_doc))
-    return reached
-
-
-def _cache_key(schema: Any, shared: Mapping[str, Any]) -> str:
-    reached = _reached_shared(schema, shared)
-    return json.dumps([schema, reached], sort_keys=True, default=repr)
+def _cache_key(schema: Any, index: RefIndex) -> str:
+    return json.dumps([schema, index.reached], sort_keys=True, default=repr)
 
 
 def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
@@ -114,21 +99,20 @@ def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     Raises :class:`framework.schemas.UnresolvableRefError` for a ``$ref`` that names nothing.
     """
     shared = shared if shared is not None else {}
-    _reached_shared(schema, shared)
-    return SerializerGenerator(schema, shared).source
+    return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload()).source
 
 
 def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> Serializer:
-    """Compile ``schema`` (a response JSON schema) into ``serialize(data) -> str``.
+    """Compile ``schema`` (a response JSON schema) into ``serialize(data) -> bytes`` (UTF-8 JSON).
 
     ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name. Identical schemas
     (with identical shared schemas reached) compile once. Neither argument is mutated.
     An unresolvable ``$ref`` raises :class:`framework.schemas.UnresolvableRefError` now;
     at run time a value that does not fit raises :class:`SerializationError`.
     """
-    global _counter
     shared = shared if shared is not None else {}
-    key = _cache_key(schema, shared)
+    index = RefIndex(schema, shared).preload()
+    key = _cache_key(schema, index)
     serializer = _cache.get(key)
     if serializer is not None:
         return serializer
@@ -136,14 +120,9 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> 
         serializer = _cache.get(key)
         if serializer is not None:
             return serializer
-        generator = SerializerGenerator(schema, shared)
-        _counter += 1
-        filename = f"<serializer {_counter}>"
-        code = compile(generator.source, filename, "exec")
-        # Tracebacks through generated code then show its lines.
-        linecache.cache[filename] = (len(generator.source), None, generator.source.splitlines(True), filename)
+        generator = SerializerGenerator(schema, shared, index)
         namespace = generator.namespace
-        exec(code, namespace)  # noqa: S102 - our own generated source; schema text enters via repr()/constants only
+        run(_CODE_CACHE, namespace, generator.source)
         serializer = namespace["serialize"]
         serializer.source = generator.source  # type: ignore[attr-defined]
         _cache[key] = serializer

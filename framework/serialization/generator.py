@@ -28,15 +28,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..schemas import resolve_ref
+from ..codegen import Constants
+from ..errors import SchemaCompileError
+from ..schemas import RefIndex, absolutize, base_inside
 from . import runtime
-from .merging import absolutize, merge_schemas
+from .merging import merge_schemas
 
 Schema = dict[str, Any]
-
-
-class SchemaCompileError(ValueError):
-    """The schema asks for something the serializer cannot do (an unknown type, a ``$ref`` loop)."""
 
 
 def _check_not_undefined(var: str) -> str:
@@ -86,9 +84,6 @@ class SerializerGenerator:
         "time": runtime.fmt_time,
     }
 
-    #: Which C encoder ``serialize`` calls: ``"orjson"`` (the default where installed) or ``"ujson"``.
-    ENCODER: str = runtime.DEFAULT_ENCODER
-
     #: ``type`` -> the method generating it.
     TYPE_METHODS: dict[str, str] = {
         "string": "generate_string",
@@ -100,19 +95,23 @@ class SerializerGenerator:
         "array": "generate_array",
     }
 
-    def __init__(self, schema: Any, shared: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, schema: Any, shared: Mapping[str, Any] | None = None,
+                 index: RefIndex | None = None) -> None:
         self.root = schema
         self.shared: Mapping[str, Any] = shared if shared is not None else {}
+        #: The ``$ref`` resolver; ``base`` arguments below are base URIs in its terms
+        #: (the base in effect inside the schema at hand, :func:`framework.schemas.base_inside`).
+        self.index = index if index is not None else RefIndex(schema, self.shared)
         self.functions: list[str] = []
         self.namespace: dict[str, Any] = self._base_namespace()
-        self._constants: dict[int, str] = {}
+        self._constants = Constants(self.namespace)
         self._function_names: dict[tuple[Any, ...], str] = {}
         self._derived: dict[tuple[Any, ...], tuple[Schema, Any]] = {}
         # Derived schemas (merges, type-list members) live as long as the generator, so
         # the ids that key _function_names are never reused by another object.
         self._keep: list[Any] = []
         self._counter = 0
-        entry = self.shaper(schema, schema, "#").expr("data")
+        entry = self.shaper(schema, "", "#").expr("data")
         self.functions.append(self.entry_point(entry))
         self.source = self._render()
 
@@ -123,39 +122,31 @@ class SerializerGenerator:
                 "        raise _Error('The value is nested too deeply to serialize.') from None\n")
 
     def entry_point(self, entry: str) -> str:
-        """``serialize(data)``: shape the whole value, then encode it once, in C.
+        """``serialize(data) -> bytes``: shape the whole value, then encode it once, in C.
 
         The encoder call is inlined rather than going through a helper: one Python frame
         less is 5-10% of a small object's time.
         """
-        if self.ENCODER == "orjson":
-            return ("def serialize(data):\n"
-                    + self._shape_lines(entry) +
-                    "    try:\n"
-                    "        return _orjson_dumps(shaped).decode()\n"
-                    "    except TypeError:\n"
-                    "        # orjson refuses integers beyond 64 bits and lone surrogates:\n"
-                    "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
-                    "        return _encode_fallback(shaped)\n")
         return ("def serialize(data):\n"
                 + self._shape_lines(entry) +
                 "    try:\n"
-                "        # Without keyword arguments: ujson parses them on every call (~1 us).\n"
-                "        return _ujson_dumps(shaped)\n"
-                "    except (TypeError, OverflowError, UnicodeEncodeError):\n"
+                "        return _orjson_dumps(shaped)\n"
+                "    except TypeError:\n"
+                "        # orjson refuses integers beyond 64 bits and lone surrogates:\n"
+                "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
                 "        return _encode_fallback(shaped)\n")
 
     # ------------------------------------------------------------------ plumbing
 
     def _base_namespace(self) -> dict[str, Any]:
         return {
-            "_U": runtime.UNDEFINED, "_INF": runtime.INF, "_NINF": runtime.NINF,
+            "_U": runtime.UNDEFINED,
             "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
             "_to_bool": runtime.to_bool, "_plain": runtime.plain, "_key_str": runtime.key_str,
             "_as_mapping": runtime.as_mapping, "_as_list": runtime.as_list,
             "_required": runtime.required_error, "_mismatch": runtime.mismatch_error,
             "_Error": runtime.SerializationError, "_orjson_dumps": runtime.orjson_dumps,
-            "_ujson_dumps": runtime.ujson_dumps, "_encode_fallback": runtime.encode_fallback,
+            "_encode_fallback": runtime.encode_fallback,
             "_Mapping": Mapping, "_PLAIN_SCALARS": frozenset((str, int, bool, type(None))),
             "_datetime_types": runtime.DATETIME_TYPES,
         }
@@ -168,15 +159,8 @@ class SerializerGenerator:
         return header + "\n\n".join(self.functions)
 
     def constant(self, value: Any) -> str:
-        """The global name under which generated code reads ``value``."""
-        key = id(value)
-        name = self._constants.get(key)
-        if name is None:
-            name = f"_c{len(self._constants)}"
-            self._constants[key] = name
-            self.namespace[name] = value
-            self._keep.append(value)
-        return name
+        """The global name under which generated code reads ``value`` (the constants table)."""
+        return self._constants.name(value)
 
     def _new_function(self, kind: str, key: tuple[Any, ...]) -> tuple[str, bool]:
         name = self._function_names.get(key)
@@ -187,34 +171,42 @@ class SerializerGenerator:
         self._function_names[key] = name
         return name, True
 
-    def resolve(self, schema: Any, document: Any) -> tuple[Any, Any]:
-        """Follow ``$ref`` (siblings of ``$ref`` are ignored, as in draft 7)."""
+    def resolve(self, schema: Any, outer: str) -> tuple[Any, str]:
+        """Follow ``$ref`` (siblings of ``$ref`` are ignored, as in draft 7); return the
+        target and the base URI inside it."""
         for _ in range(64):
             if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
-                return schema, document
-            schema, document = resolve_ref(schema["$ref"], document, self.shared)
+                return schema, base_inside(schema, outer)
+            schema, outer = self.index.resolve(schema["$ref"], outer)
         raise SchemaCompileError(f"$ref loop at {schema.get('$ref')!r}")
 
-    def normalize(self, schema: Any, document: Any, depth: int = 0) -> tuple[Schema, Any]:
-        """``schema`` with ``$ref`` followed and ``allOf`` merged; boolean schemas as ``{}``."""
+    def normalize(self, schema: Any, base: str, depth: int = 0) -> tuple[Schema, str]:
+        """``schema`` with ``$ref`` followed and ``allOf`` merged; boolean schemas as ``{}``.
+
+        ``base`` is the base URI around ``schema``; the base URI inside the result is
+        returned with it (what its subschemas resolve against).
+        """
         if depth > 64:
             raise SchemaCompileError("allOf/$ref nesting too deep (a loop?)")
-        schema, document = self.resolve(schema, document)
+        schema, base = self.resolve(schema, base)
         if not isinstance(schema, dict):
-            return {}, document
+            return {}, base
         all_of = schema.get("allOf")
         if not isinstance(all_of, list):
-            return schema, document
-        key = ("allOf", id(schema), id(document))
+            return schema, base
+        key = ("allOf", id(schema), base)
         cached = self._derived.get(key)
         if cached is None:
-            base = {k: v for k, v in schema.items() if k != "allOf"}
-            parts = [base]
+            # The key holds id(schema): keep schema alive, or a later temporary (a merge
+            # result) could get its id and be taken for it.
+            self._keep.append(schema)
+            own_keywords = {k: v for k, v in schema.items() if k != "allOf"}
+            parts = [own_keywords]
             for part in all_of:
-                part_schema, part_doc = self.normalize(part, document, depth + 1)
-                parts.append(part_schema if part_doc is document else absolutize(part_schema, part_doc))
+                part_schema, part_base = self.normalize(part, base, depth + 1)
+                parts.append(part_schema if part_base == base else absolutize(part_schema, part_base))
             merged = merge_schemas(parts)
-            cached = self._derived[key] = self.normalize(merged, document, depth + 1)
+            cached = self._derived[key] = self.normalize(merged, base, depth + 1)
             self._keep.append(merged)
         return cached
 
@@ -235,22 +227,22 @@ class SerializerGenerator:
 
     # ------------------------------------------------------------------ dispatch
 
-    def shaper(self, schema: Any, document: Any, path: str) -> Shaper:
+    def shaper(self, schema: Any, base: str, path: str) -> Shaper:
         """The :class:`Shaper` of any subschema: the dispatch on its keywords."""
-        schema, document = self.normalize(schema, document)
+        schema, base = self.normalize(schema, base)
         if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
-            return self.generate_any_of(schema, document, path)
+            return self.generate_any_of(schema, base, path)
         types = self.types_of(schema)
         nullable = schema.get("nullable") is True
         if "const" in schema:
-            return self.generate_const(schema, document, path,
+            return self.generate_const(schema, base, path,
                                        nullable=nullable or bool(types and "null" in types))
         if types is None:
-            shaper = self.generate_untyped(schema, document, path)
+            shaper = self.generate_untyped(schema, base, path)
         elif len(types) > 1:
-            return self.generate_type_list(schema, document, path, types)
+            return self.generate_type_list(schema, base, path, types)
         else:
-            shaper = getattr(self, self.TYPE_METHODS[types[0]])(schema, document, path)
+            shaper = getattr(self, self.TYPE_METHODS[types[0]])(schema, base, path)
         if nullable and types != ["null"]:
             return self.generate_nullable(shaper)
         return shaper
@@ -262,19 +254,19 @@ class SerializerGenerator:
         return Shaper(expr=lambda v: f"(None if {v} is None else {inner.expr(v)})",
                       check=inner.check, identity=inner.identity)
 
-    def generate_const(self, schema: Schema, document: Any, path: str, nullable: bool) -> Shaper:
+    def generate_const(self, schema: Schema, base: str, path: str, nullable: bool) -> Shaper:
         """``const``: the constant, whatever the value (fast-json-stringify does the same)."""
         name = self.constant(runtime.plain(schema["const"]))
         if nullable:
             return Shaper(expr=lambda v: f"(None if {v} is None else {name})")
         return Shaper(expr=lambda v: name)
 
-    def generate_untyped(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_untyped(self, schema: Schema, base: str, path: str) -> Shaper:
         """No type (``{}``, ``true``, an ``enum`` alone): the value as plain JSON."""
         return Shaper(expr=lambda v: f"({v} if type({v}) in _PLAIN_SCALARS else _plain({v}))",
                       check=lambda v: f"type({v}) in _PLAIN_SCALARS", identity=True)
 
-    def generate_string(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_string(self, schema: Schema, base: str, path: str) -> Shaper:
         """``string``, with ``format`` date-time/date/time for datetime objects."""
         fmt = schema.get("format")
         if isinstance(fmt, str) and fmt in self.FORMATS:
@@ -283,39 +275,35 @@ class SerializerGenerator:
         return Shaper(expr=lambda v: f"({v} if type({v}) is str else _to_str({v}))",
                       check=lambda v: f"type({v}) is str", identity=True)
 
-    def generate_integer(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_integer(self, schema: Schema, base: str, path: str) -> Shaper:
         """``integer``: floats truncate; ``type(v) is int`` keeps bools on the coercing path."""
         return Shaper(expr=lambda v: f"({v} if type({v}) is int else _to_int({v}))",
                       check=lambda v: f"type({v}) is int", identity=True)
 
-    def generate_number(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_number(self, schema: Schema, base: str, path: str) -> Shaper:
         """``number``: ints and finite floats as they are; ``+-inf``/``nan`` become ``null``."""
-        if self.ENCODER == "orjson":
-            # orjson writes inf and nan as null already, which is the rule here.
-            def check(v: str) -> str:
-                return f"(type({v}) is float or type({v}) is int)"
-        else:
-            def check(v: str) -> str:
-                return f"(type({v}) is float and _NINF < {v} < _INF or type({v}) is int)"
+        # orjson writes inf and nan as null already, which is the rule here.
+        def check(v: str) -> str:
+            return f"(type({v}) is float or type({v}) is int)"
         return Shaper(expr=lambda v: f"({v} if {check(v)} else _to_num({v}))", check=check, identity=True)
 
-    def generate_boolean(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_boolean(self, schema: Schema, base: str, path: str) -> Shaper:
         """``boolean``: the truthiness of the value."""
         return Shaper(expr=lambda v: f"({v} if type({v}) is bool else _to_bool({v}))",
                       check=lambda v: f"type({v}) is bool", identity=True)
 
-    def generate_null(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_null(self, schema: Schema, base: str, path: str) -> Shaper:
         """``null``: always ``null``."""
         return Shaper(expr=lambda v: "None")
 
-    def generate_object(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_object(self, schema: Schema, base: str, path: str) -> Shaper:
         """``object``: a function with a fast path and a general path (see :meth:`object_body`)."""
-        name, new = self._new_function("obj", ("object", id(schema), id(document)))
+        name, new = self._new_function("obj", ("object", id(schema), base))
         if new:
-            self.functions.append(self.object_body(name, schema, document, path))
+            self.functions.append(self.object_body(name, schema, base, path))
         return Shaper(expr=lambda v: f"{name}({v})")
 
-    def object_body(self, name: str, schema: Schema, document: Any, path: str) -> str:
+    def object_body(self, name: str, schema: Schema, base: str, path: str) -> str:
         """The source of an object function.
 
         Fast path: a plain dict holding every declared property with values already of
@@ -336,7 +324,7 @@ class SerializerGenerator:
         has_extras = bool(patterns) or (additional is not None and additional is not False)
         only_required = [key for key in required if key not in properties]
 
-        shapers = {key: self.shaper(properties[key], document, f"{path}/properties/{key}") for key in order}
+        shapers = {key: self.shaper(properties[key], base, f"{path}/properties/{key}") for key in order}
 
         lines = [f"def {name}(v):", f"    # {path!r}"]
         if order and not has_extras:
@@ -358,7 +346,7 @@ class SerializerGenerator:
                   "    if type(v) is not dict:", f"        v = _as_mapping(v, {path!r})",
                   "    out = {}"]
         for key in order:
-            prop_schema, _ = self.normalize(properties[key], document)
+            prop_schema, _ = self.normalize(properties[key], base)
             quoted = json.dumps(key, ensure_ascii=False)
             lines += [f"    p = v.get({key!r}, _U)", "    if p is not _U:",
                       f"        out[{key!r}] = {shapers[key].expr('p')}"]
@@ -370,11 +358,11 @@ class SerializerGenerator:
             quoted = json.dumps(key, ensure_ascii=False)
             lines += [f"    if v.get({key!r}, _U) is _U:", f"        raise _required({quoted!r})"]
         if has_extras:
-            lines += self.extras_lines(schema, document, path, properties, patterns, additional)
+            lines += self.extras_lines(schema, base, path, properties, patterns, additional)
         lines.append("    return out")
         return "\n".join(lines) + "\n"
 
-    def extras_lines(self, schema: Schema, document: Any, path: str, properties: dict[str, Any],
+    def extras_lines(self, schema: Schema, base: str, path: str, properties: dict[str, Any],
                      patterns: dict[str, Any], additional: Any) -> list[str]:
         """``patternProperties`` (first matching pattern wins) then ``additionalProperties``."""
         declared = self.constant(frozenset(properties))
@@ -386,32 +374,32 @@ class SerializerGenerator:
                 search = re.compile(pattern).search
             except re.error as error:
                 raise SchemaCompileError(f"invalid patternProperties pattern {pattern!r}: {error}") from None
-            shaper = self.shaper(sub, document, f"{path}/patternProperties/{pattern}")
+            shaper = self.shaper(sub, base, f"{path}/patternProperties/{pattern}")
             lines += [f"        if {self.constant(search)}(k):", f"            out[k] = {shaper.expr('p')}",
                       "            continue"]
         if additional is True:
-            lines.append(f"        out[k] = {self.generate_untyped({}, document, path).expr('p')}")
+            lines.append(f"        out[k] = {self.generate_untyped({}, base, path).expr('p')}")
         elif isinstance(additional, dict):
-            shaper = self.shaper(additional, document, f"{path}/additionalProperties")
+            shaper = self.shaper(additional, base, f"{path}/additionalProperties")
             lines.append(f"        out[k] = {shaper.expr('p')}")
         return lines
 
-    def generate_array(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_array(self, schema: Schema, base: str, path: str) -> Shaper:
         """``array``: ``items`` as one schema, or a tuple with ``additionalItems``."""
-        name, new = self._new_function("arr", ("array", id(schema), id(document)))
+        name, new = self._new_function("arr", ("array", id(schema), base))
         if new:
             lines = [f"def {name}(v):", f"    # {path!r}",
                      "    if type(v) is not list:", f"        v = _as_list(v, {path!r})"]
             items = schema.get("items")
             if isinstance(items, list):
-                lines += self.tuple_lines(schema, document, path, items)
+                lines += self.tuple_lines(schema, base, path, items)
             else:
-                item = self.shaper(items if items is not None else {}, document, f"{path}/items")
+                item = self.shaper(items if items is not None else {}, base, f"{path}/items")
                 lines.append(f"    return [{item.expr('x')} for x in v]")
             self.functions.append("\n".join(lines) + "\n")
         return Shaper(expr=lambda v: f"{name}({v})")
 
-    def tuple_lines(self, schema: Schema, document: Any, path: str, items: list[Any]) -> list[str]:
+    def tuple_lines(self, schema: Schema, base: str, path: str, items: list[Any]) -> list[str]:
         """Tuple form. Extra items need ``additionalItems`` (true or a schema), as in fast-json-stringify."""
         count = len(items)
         additional = schema.get("additionalItems")
@@ -421,11 +409,11 @@ class SerializerGenerator:
                       f"        raise _Error({f'Item at {count} does not match schema definition.'!r})"]
         lines.append("    out = []")
         for index, sub in enumerate(items):
-            shaper = self.shaper(sub, document, f"{path}/items/{index}")
+            shaper = self.shaper(sub, base, f"{path}/items/{index}")
             lines += [f"    if n > {index}:", f"        x = v[{index}]", f"        out.append({shaper.expr('x')})"]
         if additional:
-            shaper = (self.generate_untyped({}, document, path) if additional is True
-                      else self.shaper(additional, document, f"{path}/additionalItems"))
+            shaper = (self.generate_untyped({}, base, path) if additional is True
+                      else self.shaper(additional, base, f"{path}/additionalItems"))
             lines.append(f"    out.extend([{shaper.expr('x')} for x in v[{count}:]])")
         lines.append("    return out")
         return lines
@@ -443,44 +431,44 @@ class SerializerGenerator:
         "array": "isinstance(v, (list, tuple))",
     }
 
-    def generate_type_list(self, schema: Schema, document: Any, path: str, types: list[str]) -> Shaper:
+    def generate_type_list(self, schema: Schema, base: str, path: str, types: list[str]) -> Shaper:
         """``type: [...]``: the first type whose check passes (``null`` tried first)."""
-        name, new = self._new_function("types", ("types", id(schema), id(document)))
+        name, new = self._new_function("types", ("types", id(schema), base))
         if new:
             lines = [f"def {name}(v):", f"    # {path!r}"]
             nullable = schema.get("nullable") is True
             if nullable and "null" not in types:
                 lines += ["    if v is None:", "        return None"]
             for kind in sorted(types, key=lambda t: t != "null"):
-                single = {k: val for k, val in schema.items() if k not in ("type", "nullable")}
+                single = {k: val for k, val in schema.items() if k not in ("type", "nullable", "$id")}
                 single["type"] = kind
                 self._keep.append(single)
-                shaper = self.shaper(single, document, path)
+                shaper = self.shaper(single, base, path)
                 lines += [f"    if {self.TYPE_LIST_CHECKS[kind]}:", f"        return {shaper.expr('v')}"]
             lines.append(f"    raise _mismatch({path!r})")
             self.functions.append("\n".join(lines) + "\n")
         return Shaper(expr=lambda v: f"{name}({v})")
 
-    def generate_any_of(self, schema: Schema, document: Any, path: str) -> Shaper:
+    def generate_any_of(self, schema: Schema, base: str, path: str) -> Shaper:
         """``anyOf``/``oneOf``: the first branch whose cheap check (:meth:`branch_check`) passes.
 
         Each branch is merged with the schema around the ``anyOf`` (minus the ``anyOf``),
         as fast-json-stringify does.
         """
         keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
-        name, new = self._new_function("any", (keyword, id(schema), id(document)))
+        name, new = self._new_function("any", (keyword, id(schema), base))
         if new:
-            base = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+            outside = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
             lines = [f"def {name}(v):", f"    # {path!r}"]
             for index, branch in enumerate(schema[keyword]):
-                branch_schema, branch_doc = self.normalize(branch, document)
-                if branch_doc is not document:
-                    branch_schema = absolutize(branch_schema, branch_doc)
-                merged, _ = self.normalize(merge_schemas([base, branch_schema]), document)
+                branch_schema, branch_base = self.normalize(branch, base)
+                if branch_base != base:
+                    branch_schema = absolutize(branch_schema, branch_base)
+                merged, _ = self.normalize(merge_schemas([outside, branch_schema]), base)
                 self._keep.append(merged)
                 branch_path = f"{path}/{keyword}/{index}"
-                shaper = self.shaper(merged, document, branch_path)
-                lines += [f"    if {self.branch_check(merged, document)}:", f"        return {shaper.expr('v')}"]
+                shaper = self.shaper(merged, base, branch_path)
+                lines += [f"    if {self.branch_check(merged, base)}:", f"        return {shaper.expr('v')}"]
             lines.append(f"    raise _mismatch({path!r})")
             self.functions.append("\n".join(lines) + "\n")
         return Shaper(expr=lambda v: f"{name}({v})")
@@ -497,7 +485,7 @@ class SerializerGenerator:
         "array": "isinstance(v, (list, tuple))",
     }
 
-    def branch_check(self, schema: Schema, document: Any) -> str:
+    def branch_check(self, schema: Schema, base: str) -> str:
         """A cheap test that ``v`` fits a branch: its type, ``const``/``enum``, and for
         objects the ``required`` keys present and ``const``/``enum`` properties matching
         (what discriminated unions rely on)."""
@@ -522,7 +510,7 @@ class SerializerGenerator:
                     conditions.append(f"v.get({key!r}, _U) is not _U")
             properties = schema.get("properties")
             for key, sub in (properties.items() if isinstance(properties, dict) else ()):
-                sub, _ = self.normalize(sub, document)
+                sub, _ = self.normalize(sub, base)
                 if isinstance(sub, dict) and "const" in sub:
                     conditions.append(f"v.get({key!r}, _U) == {self.constant(sub['const'])}")
                 elif isinstance(sub, dict) and isinstance(sub.get("enum"), list):

@@ -7,9 +7,10 @@ the generator reaches it), ``required`` is united in order, ``type`` is intersec
 ``additionalProperties: false`` in any part wins, and for any other keyword the first
 part that has it wins.
 
-Parts may come from different documents (a ``$ref`` into a shared schema): their local
-references are rewritten to absolute ones (``item.json#/definitions/x``) first, so the
-merged schema resolves them from any document.
+Parts may come from different documents (a ``$ref`` into a shared schema): the
+generator rewrites their references to absolute ones first
+(:func:`framework.schemas.absolutize`), so the merged schema resolves them from any
+document.
 """
 from __future__ import annotations
 
@@ -17,28 +18,6 @@ import copy
 from typing import Any
 
 Schema = dict[str, Any]
-
-
-def absolutize(schema: Any, document: Any) -> Any:
-    """A deep copy of ``schema`` whose local ``$ref`` name ``document``'s ``$id``."""
-    doc_id = document.get("$id") if isinstance(document, dict) else None
-    if not isinstance(doc_id, str) or not doc_id or doc_id.startswith("#"):
-        return copy.deepcopy(schema)
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, dict):
-            out = {}
-            for key, value in node.items():
-                if key == "$ref" and isinstance(value, str) and value.startswith("#"):
-                    out[key] = doc_id + value
-                else:
-                    out[key] = walk(value)
-            return out
-        if isinstance(node, list):
-            return [walk(item) for item in node]
-        return node
-
-    return walk(schema)
 
 
 def _merge_type(first: Any, second: Any) -> Any:

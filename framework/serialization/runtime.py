@@ -33,28 +33,18 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Callable
 
-from ..errors import FrameworkError
-from ..undefined import UNDEFINED
+import orjson
 
-try:  # orjson is optional: measured about 4x ujson's encode time, see benchmarks/serialization.py
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - exercised only where orjson is absent
-    _orjson = None
-import ujson as _ujson
+from ..errors import SerializationError
+from ..undefined import UNDEFINED
 
 INF = math.inf
 NINF = -math.inf
 DATETIME_TYPES = (_dt.datetime, _dt.date, _dt.time)
 
 __all__ = ["SerializationError", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
-           "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "encode", "required_error",
+           "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "required_error",
            "mismatch_error"]
-
-
-class SerializationError(FrameworkError):
-    """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
-
-    status_code = 500
 
 
 def required_error(quoted_name: str) -> SerializationError:
@@ -292,18 +282,15 @@ def _reject(value: Any) -> str:
 _json_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
 
 
-orjson_dumps: Callable[[Any], bytes] | None = _orjson.dumps if _orjson is not None else None
-ujson_dumps: Callable[[Any], str] = _ujson.dumps
-#: The encoder generated code calls: "orjson" where installed, else "ujson".
-DEFAULT_ENCODER = "orjson" if _orjson is not None else "ujson"
+orjson_dumps: Callable[[Any], bytes] = orjson.dumps
 
 
-def encode_fallback(shaped: Any) -> str:
-    """The stdlib's encoding of a shaped tree, for what the C encoder refused."""
+def encode_fallback(shaped: Any) -> bytes:
+    """The stdlib's encoding of a shaped tree, for what orjson refused."""
     try:
-        return _json_dumps(shaped)
+        return _json_dumps(shaped).encode()
     except ValueError:  # a non-finite float that orjson would have written as null
-        return _json_dumps(_finite(shaped))
+        return _json_dumps(_finite(shaped)).encode()
 
 
 def _finite(value: Any) -> Any:
@@ -314,13 +301,3 @@ def _finite(value: Any) -> Any:
     if type(value) is list:
         return [_finite(item) for item in value]
     return value
-
-
-def encode(shaped: Any) -> str:
-    """Write a shaped tree as JSON text (generated code inlines the same steps)."""
-    try:
-        if orjson_dumps is not None:
-            return orjson_dumps(shaped).decode()
-        return ujson_dumps(shaped)
-    except (TypeError, OverflowError, UnicodeEncodeError):  # orjson.JSONEncodeError subclasses TypeError
-        return encode_fallback(shaped)

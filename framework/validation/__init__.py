@@ -1,4 +1,4 @@
-"""The validation engine: fastjsonschema's draft-07 generator extended to Ajv 8's behaviour.
+"""The validation engine: JSON Schema draft 7 compiled to Python, with Ajv 8's behaviour.
 
 Public API::
 
@@ -6,8 +6,23 @@ Public API::
     engine = ValidatorEngine(custom_options={"coerce_types": "array"}, plugins=())
     validate = engine.compile(schema, shared={"commonSchema": {...}}, http_part="body")
     value = validate(data)            # or raises framework.errors.SchemaValidationFailure
+    validate.root(data, "", errors)   # the generated function itself (hot path; may raise Invalid)
+    print(engine.compile_source(schema))   # the generated module, commented with schema paths
 
 See :class:`ValidatorEngine` for the options and the error-record shape.
+
+Layout (one concern per module):
+
+- ``engine.py``: :class:`ValidatorEngine`, its options, the plugin API
+  (formats, keywords, transforms, error processors) and the per-engine compile cache;
+- ``generator.py``: the code generator, one ``generate_*`` method per keyword, writing
+  through :class:`framework.codegen.Emitter` (shared with the serializer);
+- ``runtime.py``: the helpers generated code calls (error records, coercion, ``uniqueItems``...);
+- ``formats.py`` and ``ecma_regex.py``: ``format`` checks and ECMA-262 patterns.
+
+``$ref`` is resolved by :class:`framework.schemas.RefIndex`, the resolver the serializer
+and the schema plugins use too; errors (:class:`SchemaCompileError`, :class:`Invalid`,
+``UnresolvableRefError``) live in :mod:`framework.errors`.
 
 Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides otherwise:
 
@@ -34,10 +49,9 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 - An error raised under ``propertyNames`` carries ``property_name`` (Ajv's
   ``propertyName``), like the other fields in snake_case.
 """
-from ..errors import format_errors
+from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
-from .generator import SchemaCompileError
-from .runtime import Invalid
+from .runtime import js_string
 
-__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema",
-           "format_errors"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors",
+           "js_string"]

@@ -1,18 +1,25 @@
-"""The code generator: fastjsonschema's draft-07 generator, subclassed for Ajv 8 semantics.
+"""The validator's code generator: one schema in, a module of validation functions out.
 
-One ``generate_*`` method per keyword, as in fastjsonschema, rewritten where Ajv differs:
+One ``generate_*`` method per keyword (the layout of fastjsonschema's generator, which
+this one started from and no longer depends on), with Ajv 8's semantics. Lines are
+written through :class:`framework.codegen.Emitter`; each subschema's first line carries
+its schema path as a comment, so the source reads next to the schema it checks (see
+:meth:`ValidatorEngine.compile_source <framework.validation.ValidatorEngine.compile_source>`):
 
 - error records are Ajv's (``keyword``, ``instance_path``, ``schema_path``, ``params``,
-  ``message``), built from a constants table; the generated source never contains
+  ``message``), built from a constants table; the generated code never contains
   schema text: every schema value (property names, limits, patterns, defaults, enum
-  values) is a name bound in the function's globals, so the source depends only on the
-  schema's shape and its code object is shared by schemas of the same shape;
+  values) is a name bound in the module's globals (:class:`framework.codegen.Constants`:
+  ``_c``, ``_err``, ``_re``...), and schema paths appear only in comments, through
+  ``repr()``. The code therefore depends only on the schema's shape, and its code
+  object is shared by schemas of the same shape;
 - ``type`` coerces (ajv-compat.md 1.1) and writes the coerced value back into its
   parent container; ``default``, ``removeAdditional``, ``nullable``, ``$ref`` siblings,
   ``format`` (ajv-formats), ECMA ``pattern`` and ``multipleOf`` follow Ajv / the docs;
 - every ``$ref`` target (and any subschema nested too deep for CPython's compiler)
-  becomes its own function ``fN(data, path, errors) -> data``; ``path`` is the JSON
-  pointer of ``data``, ``errors`` the list records go to.
+  becomes its own function ``validate_N(data, path, errors) -> data`` (the root is
+  ``validate``); ``path`` is the JSON pointer of ``data``, ``errors`` the list records
+  go to.
 
 With ``all_errors=False`` the first error is recorded and :class:`~.runtime.Invalid`
 unwinds; with ``True`` errors are recorded and validation goes on. ``anyOf``,
@@ -25,18 +32,13 @@ import re
 from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, Iterator
 
-from fastjsonschema.draft07 import CodeGeneratorDraft07
-
+from ..codegen import Constants, Emitter, comment
 from . import runtime
 from .ecma_regex import compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
-from .resolver import RefIndex, join, strip_fragment
-from .runtime import js_string, ptr
-
-
-class SchemaCompileError(ValueError):
-    """The schema cannot be compiled (bad keyword value, unknown format, bad pattern...)."""
-
+from ..errors import SchemaCompileError
+from ..schemas import RefIndex, base_inside, escape_token as ptr, json_equal
+from .messages import english
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
 _SCALARS = ("null", "boolean", "number", "integer", "string")
@@ -81,18 +83,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-class ValidatorCodeGenerator(CodeGeneratorDraft07):
+class ValidatorCodeGenerator:
     """Generates one module of validation functions for one root schema."""
 
     def __init__(self, definition: Any, index: RefIndex, options: dict[str, Any],
                  formats: dict[str, Callable[[Any], bool]],
                  keywords: dict[str, Callable[..., bool] | None]) -> None:
-        # fastjsonschema's resolver is not used (see resolver.py); give the base class a
-        # stand-in so that it does not build one (its default store is shared).
-        super().__init__(definition, resolver=_NoResolver(), formats={}, use_default=False,
-                         use_formats=True, detailed_exceptions=False,
-                         fast_fail=not options["all_errors"])
-        self._needed_validation_functions = {}
+        self._out = Emitter()
+        self._fast_fail = not options["all_errors"]
+        self._definition: Any = definition
+        self._variable = "data"
         self._index = index
         self._coerce = options["coerce_types"]
         self._array_mode = options["coerce_types"] == "array"
@@ -104,13 +104,13 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         self._globals: dict[str, Any] = {
             "_fail": runtime.fail, "_add": runtime.add, "_fail_d": runtime.fail_d,
             "_add_d": runtime.add_d, "_Invalid": runtime.Invalid, "_ptr": ptr,
-            "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": runtime.json_equal,
+            "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": json_equal,
             "_in_enum": runtime.in_enum, "_dup": runtime.duplicate, "_mult": runtime.multiple_of,
             "_jcopy": runtime.json_copy, "_coerce_fail": runtime.coerce_or_fail,
             "_coerce_add": runtime.coerce_or_add, "_required": runtime.required,
             "_isint": runtime.is_integer_value, "_NUMT": (int, float),
         }
-        self._const_ids: dict[int, str] = {}
+        self._constants = Constants(self._globals)
         self._keep: list[Any] = []
         self._counter = 0
         self._functions: dict[tuple, str] = {}
@@ -126,36 +126,31 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         self.root_name = self._function_for(definition, "", "#", False)
 
     # ------------------------------------------------------------------ output
-    def l(self, line: str, *args: Any, **kwds: Any) -> "_Block":  # noqa: E743 - fastjsonschema's name
-        """Append one line; usable as a context manager that indents the lines emitted inside.
+    def emit(self, line: str, note: str | None = None) -> Any:
+        """Append one line; usable as ``with`` to indent the lines emitted inside.
 
-        Unlike the base class, the line is never ``str.format()``-ed with schema values
-        (a property name with braces in it stays inert) and blocks are never merged.
+        The line is never ``str.format()``-ed with schema values (a property name with
+        braces in it stays inert).
         """
-        self._code.append("    " * self._indent + line)
-        return _Block(self)
+        return self._out.line(line, note)
 
-    def source(self) -> str:
+    def emitter(self) -> Emitter:
+        """The finished module (every queued function generated)."""
         while self._queue:
             self.generate_validation_function(*self._queue.pop())
-        return "\n".join(self._code)
+        return self._out
 
     @property
     def globals(self) -> dict[str, Any]:
         return self._globals
 
-    def _var(self, prefix: str = "v") -> str:
+    def _var(self, prefix: str) -> str:
         self._counter += 1
         return f"{prefix}{self._counter}"
 
-    def const(self, value: Any) -> str:
-        """A global name bound to ``value`` (the constants table)."""
-        name = self._const_ids.get(id(value))
-        if name is None or self._globals.get(name) is not value:
-            name = self._var("_c")
-            self._globals[name] = value
-            self._const_ids[id(value)] = name
-        return name
+    def const(self, value: Any, kind: str = "c") -> str:
+        """A global name bound to ``value`` (the constants table), ``_<kind><n>``."""
+        return self._constants.name(value, kind)
 
     def lit(self, value: Any) -> str:
         """Source text for a schema value: a constant's name (``None``/booleans as themselves).
@@ -187,7 +182,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         return prefix, text
 
     # ------------------------------------------------------------------ errors
-    def error(self, keyword: str, params: dict[str, Any] | None = None, message: str = "",
+    def error(self, keyword: str, params: dict[str, Any] | None = None,
               schema_path: str | None = None, dynamic: str | None = None,
               dynamic_message: str | None = None, path: tuple | None = None) -> None:
         """Emit the code that records one Ajv error (and stops, with ``all_errors=False``).
@@ -197,20 +192,23 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         constants table.
         """
         spath = schema_path if schema_path is not None else self._spath + "/" + ptr(keyword)
+        # The static message comes from the one English table (messages.py).
+        message = english(keyword, params or {}) if dynamic_message is None else ""
         where, suffix = self._path_split(path)
-        spec = self.const((keyword, spath, params or {}, message, suffix))
+        spec = self.const((keyword, spath, params or {}, message, suffix), "err")
         fn = "_fail" if self._fast_fail else "_add"
+        note = comment(spath)
         if dynamic is None and dynamic_message is None:
-            self.l(f"{fn}(errors, {spec}, {where})")
+            self.emit(f"{fn}(errors, {spec}, {where})", note)
         else:
-            self.l(f"{fn}_d(errors, {spec}, {where}, {dynamic or '{}'}, {dynamic_message or 'None'})")
+            self.emit(f"{fn}_d(errors, {spec}, {where}, {dynamic or '{}'}, {dynamic_message or 'None'})", note)
 
     # ------------------------------------------------------------------ structure
     def _function_for(self, node: Any, outer: str, spath: str, composite: bool) -> str:
         key = (id(node), outer, composite)
         name = self._functions.get(key)
         if name is None:
-            name = self._var("f")
+            name = "validate" if not self._functions else f"validate_{len(self._functions)}"
             self._functions[key] = name
             self._queue.append((name, node, outer, spath, composite))
             self._keep.append(node)  # so that id() stays unique while compiling
@@ -219,16 +217,14 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
     def generate_validation_function(self, name: str, node: Any, outer: str, spath: str,
                                      composite: bool) -> None:
         state = self._save()
-        self._indent = 0
-        self._indent_last_line = None
         self._path, self._spath, self._slot, self._base = (), spath, None, outer
         self._composite = 1 if composite else 0
         self._static_blocks = 0
         self._known_type = None
-        self.l("")
-        with self.l(f"def {name}(data, path, errors):"):
+        self.emit("")
+        with self.emit(f"def {name}(data, path, errors):", comment(spath)):
             self.generate_func_code_block(node, "data")
-            self.l("return data")
+            self.emit("return data")
         self._restore(state)
 
     def _save(self) -> tuple:
@@ -257,30 +253,29 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         if slot != "same":
             self._slot = slot
         self._known_type = None
-        start = len(self._code)
+        start = len(self._out)
+        self._out.pending_comment = comment(self._spath)
         try:
             if (isinstance(definition, dict) and definition
-                    and (self._indent > _MAX_INDENT or self._static_blocks > _MAX_STATIC_BLOCKS)):
+                    and (self._out.indent > _MAX_INDENT or self._static_blocks > _MAX_STATIC_BLOCKS)):
                 self._call_function(self._function_for(definition, self._base, self._spath,
                                                        bool(self._composite)))
             else:
                 self._generate_func_code_block(definition)
         finally:
+            self._out.pending_comment = None
             self._restore(state)
-        return len(self._code) - start
+        return len(self._out) - start
 
     def _generate_func_code_block(self, definition: Any) -> int:
         if definition is True:
             return 0
         if definition is False:
-            self.error("false schema", message="boolean schema is false",
-                       schema_path=self._spath + "/false schema")
+            self.error("false schema", schema_path=self._spath + "/false schema")
             return 1
         if not isinstance(definition, dict):
             raise SchemaCompileError(f"schema at {self._spath} must be an object or a boolean")
-        node_id = definition.get("$id")
-        if isinstance(node_id, str) and "$ref" not in definition:
-            self._base = strip_fragment(join(self._base, node_id))
+        self._base = base_inside(definition, self._base)
         return self.run_generate_functions(definition)
 
     def run_generate_functions(self, definition: dict[str, Any]) -> int:
@@ -325,23 +320,23 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         """Open ``if <value is of group's type>:`` unless the ``type`` keyword settled it."""
         if self._known_type == group:
             return nullcontext()
-        return self.l("if " + _GROUP_GUARDS[group].format(v=self._variable) + ":")
+        return self.emit("if " + _GROUP_GUARDS[group].format(v=self._variable) + ":")
 
     def _write_back(self, value: str) -> None:
         if self._slot is not None:
             container, key = self._slot
-            self.l(f"{container}[{key}] = {value}")
+            self.emit(f"{container}[{key}] = {value}")
 
     def _call_function(self, name: str) -> None:
         call = f"{name}({self._variable}, {self._path_expr()}, errors)"
         if self._coerce:
-            result = self._var("r")
-            self.l(f"{result} = {call}")
-            with self.l(f"if {result} is not {self._variable}:"):
-                self.l(f"{self._variable} = {result}")
+            result = self._var("result")
+            self.emit(f"{result} = {call}")
+            with self.emit(f"if {result} is not {self._variable}:"):
+                self.emit(f"{self._variable} = {result}")
                 self._write_back(result)
         else:
-            self.l(call)
+            self.emit(call)
 
     # ------------------------------------------------------------------ type
     def generate_type(self) -> None:
@@ -360,27 +355,24 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             condition = negated.format(v=var) if negated else f"not {_type_check(type_list[0], var)}"
         else:
             condition = "not (" + " or ".join(_type_check(kind, var) for kind in type_list) + ")"
-        message = "should be " + ",".join(type_list if isinstance(types, list) else [types])
-        if isinstance(types, list) and len(type_list) > len(types):
-            message = "should be " + ",".join(types)
-        with self.l(f"if {condition}:"):
+        with self.emit(f"if {condition}:"):
             if self._coerce:
                 where, suffix = self._path_split()
-                spec = ("type", self._spath + "/type", {"type": types}, message, suffix)
+                spec = ("type", self._spath + "/type", {"type": types}, english("type", {"type": types}), suffix)
                 plan = self.const((tuple(type_list), self._array_mode, spec))
                 helper = "_coerce_fail" if self._fast_fail else "_coerce_add"
                 target = f"{self._slot[0]}[{self._slot[1]}] = {var}" if self._slot is not None else var
                 if type_list[0] in ("integer", "number"):
                     # Path and query integers arrive as digit strings: skip the runtime call.
                     # Only short ones: int() of a long digit string is quadratic (request data).
-                    with self.l(f"if type({var}) is str and len({var}) <= 15 and {var}.isdigit() and {var}.isascii():"):
-                        self.l(f"{target} = int({var})")
-                    with self.l("else:"):
-                        self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")
+                    with self.emit(f"if type({var}) is str and len({var}) <= 15 and {var}.isdigit() and {var}.isascii():"):
+                        self.emit(f"{target} = int({var})")
+                    with self.emit("else:"):
+                        self.emit(f"{target} = {helper}({var}, {plan}, errors, {where})")
                 else:
-                    self.l(f"{target} = {helper}({var}, {plan}, errors, {where})")
+                    self.emit(f"{target} = {helper}({var}, {plan}, errors, {where})")
             else:
-                self.error("type", {"type": types}, message)
+                self.error("type", {"type": types})
         if self._fast_fail and len(type_list) == 1:
             kind = type_list[0]
             self._known_type = "number" if kind == "integer" else kind
@@ -407,8 +399,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             check = f"{var} is None"
         else:
             check = f"_jeq({var}, {self.const(value)})"
-        with self.l(f"if not ({check}):"):
-            self.error("const", {"allowedValue": value}, "should be equal to constant")
+        with self.emit(f"if not ({check}):"):
+            self.error("const", {"allowedValue": value})
 
     def generate_enum(self) -> None:
         values, var = self._definition["enum"], self._variable
@@ -418,65 +410,64 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             check = f"type({var}) is str and {var} in {self.const(frozenset(values))}"
         else:
             check = f"_in_enum({var}, {self.const(values)})"
-        with self.l(f"if not ({check}):"):
-            self.error("enum", {"allowedValues": values}, "should be equal to one of the allowed values")
+        with self.emit(f"if not ({check}):"):
+            self.error("enum", {"allowedValues": values})
 
     def _branch(self, definition: Any, suffix: str, ok: str) -> None:
         """Try one subschema; afterwards ``ok`` is True if it passed (its records stay in ``errors``)."""
         if self._fast_fail:
             with self._static_block():
-                with self.l("try:", optimize=False):
+                with self.emit("try:"):
                     self._sub(definition, self._variable, spath_suffix=suffix)
-                    self.l(f"{ok} = True")
-                self.l("except _Invalid: pass")
+                    self.emit(f"{ok} = True")
+                self.emit("except _Invalid: pass")
         else:
-            mark = self._var("n")
-            self.l(f"{mark} = len(errors)")
+            mark = self._var("mark")
+            self.emit(f"{mark} = len(errors)")
             self._sub(definition, self._variable, spath_suffix=suffix)
-            self.l(f"{ok} = len(errors) == {mark}")
+            self.emit(f"{ok} = len(errors) == {mark}")
 
     def generate_not(self) -> None:
-        mark, ok = self._var("n"), self._var("ok")
-        self.l(f"{mark} = len(errors)")
-        self.l(f"{ok} = False")
+        mark, ok = self._var("mark"), self._var("ok")
+        self.emit(f"{mark} = len(errors)")
+        self.emit(f"{ok} = False")
         with self._trial():
             self._branch(self._definition["not"], "/not", ok)
-        with self.l(f"if {ok}:"):
-            self.error("not", {}, "should NOT be valid")
-        with self.l("else:"):
-            self.l(f"del errors[{mark}:]")
+        with self.emit(f"if {ok}:"):
+            self.error("not", {})
+        with self.emit("else:"):
+            self.emit(f"del errors[{mark}:]")
 
     def generate_any_of(self) -> None:
         branches = self._definition["anyOf"]
-        mark, ok = self._var("n"), self._var("ok")
-        self.l(f"{mark} = len(errors)")
-        self.l(f"{ok} = False")
+        mark, ok = self._var("mark"), self._var("ok")
+        self.emit(f"{mark} = len(errors)")
+        self.emit(f"{ok} = False")
         with self._trial():
             for i, branch in enumerate(branches):
-                with self.l(f"if not {ok}:", optimize=False):
+                with self.emit(f"if not {ok}:"):
                     self._branch(branch, f"/anyOf/{i}", ok)
-        with self.l(f"if {ok}:"):
-            self.l(f"del errors[{mark}:]")
-        with self.l("else:"):
-            self.error("anyOf", {}, "should match a schema in anyOf")
+        with self.emit(f"if {ok}:"):
+            self.emit(f"del errors[{mark}:]")
+        with self.emit("else:"):
+            self.error("anyOf", {})
 
     def generate_one_of(self) -> None:
         branches = self._definition["oneOf"]
-        mark, passing, ok = self._var("n"), self._var("p"), self._var("ok")
-        self.l(f"{mark} = len(errors)")
-        self.l(f"{passing} = []")
+        mark, passing, ok = self._var("mark"), self._var("passing"), self._var("ok")
+        self.emit(f"{mark} = len(errors)")
+        self.emit(f"{passing} = []")
         with self._trial():
             for i, branch in enumerate(branches):
-                with self.l(f"if len({passing}) < 2:", optimize=False):
-                    self.l(f"{ok} = False")
+                with self.emit(f"if len({passing}) < 2:"):
+                    self.emit(f"{ok} = False")
                     self._branch(branch, f"/oneOf/{i}", ok)
-                    with self.l(f"if {ok}:"):
-                        self.l(f"{passing}.append({i})")
-        with self.l(f"if len({passing}) == 1:"):
-            self.l(f"del errors[{mark}:]")
-        with self.l("else:"):
-            self.error("oneOf", {}, "should match exactly one schema in oneOf",
-                       dynamic=f'{{"passingSchemas": {passing} or None}}')
+                    with self.emit(f"if {ok}:"):
+                        self.emit(f"{passing}.append({i})")
+        with self.emit(f"if len({passing}) == 1:"):
+            self.emit(f"del errors[{mark}:]")
+        with self.emit("else:"):
+            self.error("oneOf", {}, dynamic=f'{{"passingSchemas": {passing} or None}}')
 
     def generate_all_of(self) -> None:
         for i, branch in enumerate(self._definition["allOf"]):
@@ -486,31 +477,29 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         definition = self._definition
         if "then" not in definition and "else" not in definition:
             return
-        mark, ok = self._var("n"), self._var("ok")
-        self.l(f"{mark} = len(errors)")
-        self.l(f"{ok} = False")
+        mark, ok = self._var("mark"), self._var("ok")
+        self.emit(f"{mark} = len(errors)")
+        self.emit(f"{ok} = False")
         with self._trial():
             self._branch(definition["if"], "/if", ok)
-        self.l(f"del errors[{mark}:]")
+        self.emit(f"del errors[{mark}:]")
         for keyword, condition in (("then", ok), ("else", f"not {ok}")):
             if keyword not in definition:
                 continue
-            with self.l(f"if {condition}:"):
+            with self.emit(f"if {condition}:"):
                 passed = self._var("ok")
-                self.l(f"{passed} = False")
+                self.emit(f"{passed} = False")
                 self._branch(definition[keyword], "/" + keyword, passed)
-                with self.l(f"if not {passed}:"):
-                    self.error("if", {"failingKeyword": keyword}, f'should match "{keyword}" schema',
-                               schema_path=self._spath + "/if")
+                with self.emit(f"if not {passed}:"):
+                    self.error("if", {"failingKeyword": keyword}, schema_path=self._spath + "/if")
 
     # ------------------------------------------------------------------ numbers
     def _number_keyword(self, keyword: str, operator: str, comparison: str) -> None:
         limit = self._definition[keyword]
         if not _is_number(limit):
             raise SchemaCompileError(f"{keyword} must be a number at {self._spath}")
-        with self.l(f"if {self._variable} {operator} {self.lit(limit)}:"):
-            self.error(keyword, {"comparison": comparison, "limit": limit},
-                       f"should be {comparison} {js_string(limit)}")
+        with self.emit(f"if {self._variable} {operator} {self.lit(limit)}:"):
+            self.error(keyword, {"comparison": comparison, "limit": limit})
 
     def generate_number(self) -> None:
         definition = self._definition
@@ -534,9 +523,9 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 else:
                     self.generate_multiple_of()
             if number_format is not None:
-                check = self.const(NUMBER_FORMATS[number_format])
-                with self.l(f"if not {check}({self._variable}):"):
-                    self.error("format", {"format": number_format}, f'should match format "{number_format}"')
+                check = self.const(NUMBER_FORMATS[number_format], "format")
+                with self.emit(f"if not {check}({self._variable}):"):
+                    self.error("format", {"format": number_format})
 
     def generate_multiple_of(self) -> None:
         divisor, var = self._definition["multipleOf"], self._variable
@@ -547,8 +536,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             check = f"({var} % {lit} != 0) if type({var}) is int else not _mult({var}, {lit})"
         else:
             check = f"not _mult({var}, {self.lit(divisor)})"
-        with self.l(f"if {check}:"):
-            self.error("multipleOf", {"multipleOf": divisor}, f"should be multiple of {js_string(divisor)}")
+        with self.emit(f"if {check}:"):
+            self.error("multipleOf", {"multipleOf": divisor})
 
     # ------------------------------------------------------------------ strings
     def _limit(self, keyword: str) -> int:
@@ -574,18 +563,18 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         with self._guard("string"):
             if "maxLength" in definition:
                 limit = self._limit("maxLength")
-                with self.l(f"if len({var}) > {self.lit(limit)}:"):
-                    self.error("maxLength", {"limit": limit}, f"should NOT have more than {limit} characters")
+                with self.emit(f"if len({var}) > {self.lit(limit)}:"):
+                    self.error("maxLength", {"limit": limit})
             if "minLength" in definition:
                 limit = self._limit("minLength")
-                with self.l(f"if len({var}) < {self.lit(limit)}:"):
-                    self.error("minLength", {"limit": limit}, f"should NOT have fewer than {limit} characters")
+                with self.emit(f"if len({var}) < {self.lit(limit)}:"):
+                    self.error("minLength", {"limit": limit})
             if "pattern" in definition:
                 self.generate_pattern()
             if string_format is not None:
-                check = self.const(self._user_formats.get(string_format) or STRING_FORMATS[string_format])
-                with self.l(f"if not {check}({var}):"):
-                    self.error("format", {"format": string_format}, f'should match format "{string_format}"')
+                check = self.const(self._user_formats.get(string_format) or STRING_FORMATS[string_format], "format")
+                with self.emit(f"if not {check}({var}):"):
+                    self.error("format", {"format": string_format})
 
     def generate_pattern(self) -> None:
         pattern = self._definition["pattern"]
@@ -595,8 +584,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             regex = compile_pattern(pattern)
         except ValueError as exc:
             raise SchemaCompileError(f"{exc} at {self._spath}/pattern") from exc
-        with self.l(f"if not {self.const(regex)}.search({self._variable}):"):
-            self.error("pattern", {"pattern": pattern}, f'should match pattern "{pattern}"')
+        with self.emit(f"if not {self.const(regex, 're')}.search({self._variable}):"):
+            self.error("pattern", {"pattern": pattern})
 
     # ------------------------------------------------------------------ arrays
     def generate_array(self) -> None:
@@ -606,35 +595,35 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             return
         guard = self._guard("array")
         with guard:
-            start = len(self._code)
+            start = len(self._out)
             var = self._variable
             items = definition.get("items")
             if isinstance(items, list):
                 self._tuple_defaults(items)
             if "maxItems" in definition:
                 limit = self._limit("maxItems")
-                with self.l(f"if len({var}) > {self.lit(limit)}:"):
-                    self.error("maxItems", {"limit": limit}, f"should NOT have more than {limit} items")
+                with self.emit(f"if len({var}) > {self.lit(limit)}:"):
+                    self.error("maxItems", {"limit": limit})
             if "minItems" in definition:
                 limit = self._limit("minItems")
-                with self.l(f"if len({var}) < {self.lit(limit)}:"):
-                    self.error("minItems", {"limit": limit}, f"should NOT have fewer than {limit} items")
+                with self.emit(f"if len({var}) < {self.lit(limit)}:"):
+                    self.error("minItems", {"limit": limit})
             if definition.get("uniqueItems") is True:
                 self.generate_unique_items()
             if "items" in definition:
                 self.generate_items()
             if "contains" in definition:
                 self.generate_contains()
-            if len(self._code) == start and not isinstance(guard, nullcontext):
-                self.l("pass")
+            if len(self._out) == start and not isinstance(guard, nullcontext):
+                self.emit("pass")
 
     def _tuple_defaults(self, items: list) -> None:
         if not self._use_defaults or self._composite:
             return
         for index, item in enumerate(items):
             if isinstance(item, dict) and "default" in item:
-                with self.l(f"if len({self._variable}) == {index}:"):
-                    self.l(f"{self._variable}.append({self._default_source(item['default'])})")
+                with self.emit(f"if len({self._variable}) == {index}:"):
+                    self.emit(f"{self._variable}.append({self._default_source(item['default'])})")
 
     def generate_unique_items(self) -> None:
         var = self._variable
@@ -644,11 +633,11 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             item_types = items["type"] if isinstance(items["type"], list) else [items["type"]]
             if item_types and all(t in _SCALARS for t in item_types):
                 scalar = tuple(item_types)
-        with self.l(f"if len({var}) > 1:"):
-            found = self._var("u")
-            self.l(f"{found} = _dup({var}, {self.const(scalar) if scalar else None})")
-            with self.l(f"if {found} is not None:"):
-                self.error("uniqueItems", {}, "", dynamic=f'{{"i": {found}[0], "j": {found}[1]}}',
+        with self.emit(f"if len({var}) > 1:"):
+            found = self._var("dup")
+            self.emit(f"{found} = _dup({var}, {self.const(scalar) if scalar else None})")
+            with self.emit(f"if {found} is not None:"):
+                self.error("uniqueItems", {}, dynamic=f'{{"i": {found}[0], "j": {found}[1]}}',
                            dynamic_message=f'"should NOT have duplicate items (items ## " + str({found}[1])'
                                            f' + " and " + str({found}[0]) + " are identical)"')
 
@@ -661,46 +650,46 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             for index, item in enumerate(items):
                 if item is True or item == {}:
                     continue
-                element = self._var("e")
-                with self.l(f"if len({var}) > {index}:"):
-                    self.l(f"{element} = {var}[{index}]")
+                element = self._var("item")
+                with self.emit(f"if len({var}) > {index}:"):
+                    self.emit(f"{element} = {var}[{index}]")
                     self._sub(item, element, self._path + (("s", str(index)),), f"/items/{index}",
                               (var, str(index)))
             additional = definition.get("additionalItems", True)
             if additional is False:
                 limit = len(items)
-                with self.l(f"if len({var}) > {limit}:"):
-                    self.error("additionalItems", {"limit": limit}, f"should NOT have more than {limit} items")
+                with self.emit(f"if len({var}) > {limit}:"):
+                    self.error("additionalItems", {"limit": limit})
             elif additional is not True and additional != {}:
-                index, element = self._var("i"), self._var("e")
+                index, element = self._var("index"), self._var("item")
                 with self._static_block():
-                    with self.l(f"for {index} in range({len(items)}, len({var})):"):
-                        self.l(f"{element} = {var}[{index}]")
+                    with self.emit(f"for {index} in range({len(items)}, len({var})):"):
+                        self.emit(f"{element} = {var}[{index}]")
                         self._sub(additional, element, self._path + (("i", index),), "/additionalItems",
                                   (var, index))
             return
-        index, element = self._var("i"), self._var("e")
+        index, element = self._var("index"), self._var("item")
         with self._static_block():
-            with self.l(f"for {index}, {element} in enumerate({var}):"):
+            with self.emit(f"for {index}, {element} in enumerate({var}):"):
                 self._sub(items, element, self._path + (("i", index),), "/items", (var, index))
 
     def generate_contains(self) -> None:
         var, contains = self._variable, self._definition["contains"]
-        found, mark = self._var("ok"), self._var("n")
-        self.l(f"{found} = False")
-        self.l(f"{mark} = len(errors)")
-        index, element = self._var("i"), self._var("e")
+        found, mark = self._var("ok"), self._var("mark")
+        self.emit(f"{found} = False")
+        self.emit(f"{mark} = len(errors)")
+        index, element = self._var("index"), self._var("item")
         with self._trial(), self._static_block():
-            with self.l(f"for {index}, {element} in enumerate({var}):"):
+            with self.emit(f"for {index}, {element} in enumerate({var}):"):
                 saved = self._variable, self._path, self._slot
                 self._variable, self._path, self._slot = element, self._path + (("i", index),), (var, index)
                 self._branch(contains, "/contains", found)
                 self._variable, self._path, self._slot = saved
-                with self.l(f"if {found}:"):
-                    self.l("break")
-        self.l(f"del errors[{mark}:]")
-        with self.l(f"if not {found}:"):
-            self.error("contains", {"minContains": 1}, "should contain at least 1 valid item(s)")
+                with self.emit(f"if {found}:"):
+                    self.emit("break")
+        self.emit(f"del errors[{mark}:]")
+        with self.emit(f"if not {found}:"):
+            self.error("contains", {"minContains": 1})
 
     # ------------------------------------------------------------------ objects
     def generate_object(self) -> None:
@@ -711,7 +700,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             return
         guard = self._guard("object")
         with guard:
-            start = len(self._code)
+            start = len(self._out)
             self._property_defaults()
             var = self._variable
             removing = self._removes_additional()
@@ -721,12 +710,12 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 self.generate_additional_properties()
             if "maxProperties" in definition:
                 limit = self._limit("maxProperties")
-                with self.l(f"if len({var}) > {self.lit(limit)}:"):
-                    self.error("maxProperties", {"limit": limit}, f"should NOT have more than {limit} properties")
+                with self.emit(f"if len({var}) > {self.lit(limit)}:"):
+                    self.error("maxProperties", {"limit": limit})
             if "minProperties" in definition:
                 limit = self._limit("minProperties")
-                with self.l(f"if len({var}) < {self.lit(limit)}:"):
-                    self.error("minProperties", {"limit": limit}, f"should NOT have fewer than {limit} properties")
+                with self.emit(f"if len({var}) < {self.lit(limit)}:"):
+                    self.error("minProperties", {"limit": limit})
             if "required" in definition:
                 self.generate_required()
             if "propertyNames" in definition:
@@ -739,8 +728,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 self.generate_properties()
             if "patternProperties" in definition:
                 self.generate_pattern_properties()
-            if len(self._code) == start and not isinstance(guard, nullcontext):
-                self.l("pass")
+            if len(self._out) == start and not isinstance(guard, nullcontext):
+                self.emit("pass")
 
     def _removes_additional(self) -> bool:
         definition = self._definition
@@ -765,8 +754,8 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                     condition = f"{key} not in {var} or {var}[{key}] is None or {var}[{key}] == ''"
                 else:
                     condition = f"{key} not in {var}"
-                with self.l(f"if {condition}:"):
-                    self.l(f"{var}[{key}] = {self._default_source(sub['default'])}")
+                with self.emit(f"if {condition}:"):
+                    self.emit(f"{var}[{key}] = {self._default_source(sub['default'])}")
 
     def generate_required(self) -> None:
         required, var = self._definition["required"], self._variable
@@ -776,31 +765,30 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
             return
         where, suffix = self._path_split()
         spec = self.const(("required", self._spath + "/required", {}, "", suffix))
-        with self.l(f"if not {var}.keys() >= {self.const(frozenset(required))}:"):
-            self.l(f"_required(errors, {spec}, {where}, {var}, "
+        with self.emit(f"if not {var}.keys() >= {self.const(frozenset(required))}:"):
+            self.emit(f"_required(errors, {spec}, {where}, {var}, "
                    f"{self.const(list(dict.fromkeys(required)))}, {self._fast_fail})")
 
     def generate_property_names(self) -> None:
         names, var = self._definition["propertyNames"], self._variable
         if names is True or names == {}:
             return
-        key, mark, ok = self._var("key"), self._var("n"), self._var("ok")
+        key, mark, ok = self._var("key"), self._var("mark"), self._var("ok")
         with self._trial(), self._static_block():
-            with self.l(f"for {key} in list({var}):"):
-                self.l(f"{mark} = len(errors)")
-                self.l(f"{ok} = False")
+            with self.emit(f"for {key} in list({var}):"):
+                self.emit(f"{mark} = len(errors)")
+                self.emit(f"{ok} = False")
                 saved = self._variable, self._slot
                 self._variable, self._slot = key, None
                 # The key is a local copy: coercing it must not write into anything.
                 self._slot = None
                 self._branch(names, "/propertyNames", ok)
                 self._variable, self._slot = saved
-                with self.l(f"if not {ok}:"):
-                    item = self._var("x")
-                    with self.l(f"for {item} in errors[{mark}:]:"):
-                        self.l(f'{item}["property_name"] = {key}')
-                    self.error("propertyNames", {}, "property name should be valid",
-                               dynamic=f'{{"propertyName": {key}}}')
+                with self.emit(f"if not {ok}:"):
+                    item = self._var("error")
+                    with self.emit(f"for {item} in errors[{mark}:]:"):
+                        self.emit(f'{item}["property_name"] = {key}')
+                    self.error("propertyNames", {}, dynamic=f'{{"propertyName": {key}}}')
 
     def _unmatched_test(self, key: str) -> str:
         """Source of a test that ``key`` matches neither ``properties`` nor ``patternProperties``."""
@@ -808,7 +796,7 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         properties = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
         test = f"{key} not in {self.const(frozenset(properties))}"
         for pattern in (definition.get("patternProperties") or {}):
-            test += f" and not {self.const(self._regex(pattern))}.search({key})"
+            test += f" and not {self.const(self._regex(pattern), 're')}.search({key})"
         return test
 
     def _regex(self, pattern: str) -> "re.Pattern[str]":
@@ -826,23 +814,22 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         precheck = f"if not {var}.keys() <= {declared}:"
         key = self._var("key")
         if self._removes_additional():
-            with self.l(precheck):
+            with self.emit(precheck):
                 with self._static_block():
-                    with self.l(f"for {key} in [{key} for {key} in {var} if {self._unmatched_test(key)}]:"):
-                        self.l(f"del {var}[{key}]")
+                    with self.emit(f"for {key} in [{key} for {key} in {var} if {self._unmatched_test(key)}]:"):
+                        self.emit(f"del {var}[{key}]")
             return
         if additional is True or additional == {}:
             return
-        with self.l(precheck) if not has_patterns else nullcontext():
+        with self.emit(precheck) if not has_patterns else nullcontext():
             with self._static_block():
-                with self.l(f"for {key} in list({var}):"):
-                    with self.l(f"if {self._unmatched_test(key)}:"):
+                with self.emit(f"for {key} in list({var}):"):
+                    with self.emit(f"if {self._unmatched_test(key)}:"):
                         if additional is False:
-                            self.error("additionalProperties", {}, "should NOT have additional properties",
-                                       dynamic=f'{{"additionalProperty": {key}}}')
+                            self.error("additionalProperties", {}, dynamic=f'{{"additionalProperty": {key}}}')
                         else:
-                            value = self._var("e")
-                            self.l(f"{value} = {var}[{key}]")
+                            value = self._var("item")
+                            self.emit(f"{value} = {var}[{key}]")
                             self._sub(additional, value, self._path + (("k", key),), "/additionalProperties",
                                       (var, key))
 
@@ -851,17 +838,15 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         for name, dependency in self._definition["dependencies"].items():
             if dependency is True or dependency == [] or dependency == {}:
                 continue
-            with self.l(f"if {self.lit(name)} in {var}:"):
+            with self.emit(f"if {self.lit(name)} in {var}:"):
                 if isinstance(dependency, list):
                     deps = ", ".join(dependency)
-                    noun = "property" if len(dependency) == 1 else "properties"
-                    message = f"should have {noun} {deps} when property {name} is present"
-                    missing = self._var("q")
+                    missing = self._var("missing")
                     with self._static_block():
-                        with self.l(f"for {missing} in {self.const(list(dependency))}:"):
-                            with self.l(f"if {missing} not in {var}:"):
+                        with self.emit(f"for {missing} in {self.const(list(dependency))}:"):
+                            with self.emit(f"if {missing} not in {var}:"):
                                 self.error("dependencies", {"property": name, "depsCount": len(dependency),
-                                                            "deps": deps}, message,
+                                                            "deps": deps},
                                            dynamic=f'{{"missingProperty": {missing}}}')
                 else:
                     self._sub(dependency, var, spath_suffix="/dependencies/" + ptr(name))
@@ -876,14 +861,14 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
                 continue
             if not isinstance(sub, (dict, bool)):
                 raise SchemaCompileError(f"properties/{name!r} must be a schema at {self._spath}")
-            key, value = self.lit(name), self._var("d")
-            start = len(self._code)
-            with self.l(f"if {key} in {var}:"):
-                self.l(f"{value} = {var}[{key}]")
-                before = len(self._code)
+            key, value = self.lit(name), self._var("prop")
+            start = len(self._out)
+            with self.emit(f"if {key} in {var}:"):
+                self.emit(f"{value} = {var}[{key}]")
+                before = len(self._out)
                 self._sub(sub, value, self._path + (("s", name),), "/properties/" + ptr(name), (var, key))
-                if len(self._code) == before:
-                    del self._code[start:]
+                if len(self._out) == before:
+                    self._out.truncate(start)
 
     def generate_pattern_properties(self) -> None:
         var = self._variable
@@ -892,49 +877,20 @@ class ValidatorCodeGenerator(CodeGeneratorDraft07):
         if not patterns:
             return
         with self._static_block():
-            with self.l(f"for {key} in list({var}):"):
+            with self.emit(f"for {key} in list({var}):"):
                 for pattern, sub in patterns.items():
-                    with self.l(f"if {self.const(self._regex(pattern))}.search({key}):"):
-                        value = self._var("e")
-                        self.l(f"{value} = {var}[{key}]")
+                    with self.emit(f"if {self.const(self._regex(pattern), 're')}.search({key}):"):
+                        value = self._var("item")
+                        self.emit(f"{value} = {var}[{key}]")
                         self._sub(sub, value, self._path + (("k", key),), "/patternProperties/" + ptr(pattern),
                                   (var, key))
 
     # ------------------------------------------------------------------ user keywords
     def generate_custom_keyword(self, name: str, check: Callable[..., bool]) -> None:
-        function = self.const(check)
+        function = self.const(check, "keyword")
         args = f"{self._variable}, {self.const(self._definition[name])}, {self.const(self._definition)}"
-        with self.l(f"if not {function}({args}):"):
-            self.error(name, {}, f'should pass "{name}" keyword validation')
-
-
-class _Block:
-    """``with generator.l("if x:"):`` indents what is emitted inside, and adds ``pass`` if nothing was."""
-
-    __slots__ = ("generator", "start")
-
-    def __init__(self, generator: ValidatorCodeGenerator) -> None:
-        self.generator = generator
-        self.start = len(generator._code)
-
-    def __enter__(self) -> None:
-        self.generator._indent += 1
-
-    def __exit__(self, *exc: Any) -> None:
-        generator = self.generator
-        if len(generator._code) == self.start:
-            generator._code.append("    " * generator._indent + "pass")
-        generator._indent -= 1
-
-
-class _NoResolver:
-    """Satisfies fastjsonschema's base constructor; the real resolution is :class:`RefIndex`."""
-
-    def get_uri(self) -> str:
-        return ""
-
-    def get_scope_name(self) -> str:
-        return "validate"
+        with self.emit(f"if not {function}({args}):"):
+            self.error(name, {})
 
 
 _SAME_VALUE_APPLICATORS = frozenset(("$ref", "not", "anyOf", "oneOf", "allOf", "if"))

@@ -13,13 +13,10 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-
-class Invalid(Exception):
-    """Raised by generated code to stop at the first error (``all_errors=False``).
-
-    The error records themselves are already in the ``errors`` list: the exception only
-    unwinds to the caller (or to the ``try`` of an ``anyOf``/``oneOf``/``not``/``if``).
-    """
+# Invalid is raised by generated code (its global _Invalid); the pipeline catches it around
+# ``validator.root``. Import it from framework.errors or framework.validation.
+from ..errors import Invalid  # noqa: F401
+from ..schemas import json_equal
 
 
 #: Marks "coercion failed" and "property absent" (``None`` is a valid JSON value).
@@ -62,11 +59,6 @@ def fail_d(errors: list, spec: tuple, path: str, params: dict[str, Any], message
 
 def add_d(errors: list, spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> None:
     errors.append(make(spec, path, params, message))
-
-
-def ptr(token: Any) -> str:
-    """One JSON-pointer token (RFC 6901 escaping)."""
-    return str(token).replace("~", "~0").replace("/", "~1")
 
 
 # --------------------------------------------------------------------------- JS numbers
@@ -302,30 +294,6 @@ def required(errors: list, spec: tuple, path: str, data: dict, names: list, stop
 
 
 # --------------------------------------------------------------------------- equality
-
-def json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: ``1 == 1.0`` but ``True != 1``; deep for arrays and objects."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, dict):
-        if not isinstance(b, dict) or len(a) != len(b):
-            return False
-        for key, item in a.items():
-            if key not in b or not json_equal(item, b[key]):
-                return False
-        return True
-    if isinstance(a, list):
-        if not isinstance(b, list) or len(a) != len(b):
-            return False
-        return all(json_equal(x, y) for x, y in zip(a, b))
-    if isinstance(b, (dict, list)):
-        return False
-    if isinstance(a, str) or isinstance(b, str):
-        return type(a) is type(b) and a == b
-    if a is None or b is None:
-        return a is b
-    return a == b
-
 
 def in_enum(value: Any, allowed: list) -> bool:
     for item in allowed:

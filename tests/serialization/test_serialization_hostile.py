@@ -148,3 +148,14 @@ def test_builtins_untouched():
     before = dict(vars(builtins))
     compile_serializer({"type": "object", "properties": {"__builtins__": {"type": "string"}}})({"__builtins__": 1})
     assert dict(vars(builtins)).keys() == before.keys()
+
+
+def test_hostile_default_and_const_reach_the_code_through_the_constants_table():
+    hostile = "x'); import os; os._exit(1); ('"
+    schema = {"type": "object", "properties": {"a": {"type": "string", "default": hostile},
+                                               "b": {"const": {"$ref": hostile}}}}
+    serialize = compile_serializer(schema)
+    assert hostile not in serialize.source.replace(repr(hostile), "")
+    assert json.loads(serialize({"b": 1})) == {"a": hostile, "b": {"$ref": hostile}}
+    # compiled through framework.codegen: its own file name, its lines in linecache
+    assert serialize.__code__.co_filename.startswith("<serializer ")

@@ -218,7 +218,10 @@ def objects_for(schema):
         additional = schema.get("additionalProperties")
         extras = values_for(additional) if isinstance(additional, dict) else json_values
         for key, item in draw(st.dictionaries(st.one_of(texts, st.integers(0, 5)), extras, max_size=3)).items():
-            value.setdefault(key, item)
+            # An extra never takes a declared name: a declared property left absent must
+            # stay absent, not get a value its schema does not fit.
+            if key not in properties:
+                value.setdefault(key, item)
         if not isinstance(additional, dict):
             value.setdefault("secret", "hunter2")  # undeclared unless additionalProperties lets it through
         return value
@@ -238,7 +241,7 @@ def test_output_equals_reference_projection(pair):
     schema, value = pair
     text = compile_serializer(schema)(value)
     assert tagged(json.loads(text)) == tagged(project(schema, value))
-    text.encode("utf-8")  # UTF-8-safe even with lone surrogates in the data
+    text.decode("utf-8")  # UTF-8 even with lone surrogates in the data
 
 
 @EXAMPLES
@@ -255,7 +258,7 @@ def test_undeclared_secret_never_leaks(pair):
         return any(allows_extras(sub) for sub in [*node.get("properties", {}).values(), node.get("items")])
 
     if not allows_extras(schema):
-        assert "hunter2" not in text
+        assert b"hunter2" not in text
 
 
 @EXAMPLES
@@ -285,7 +288,7 @@ def test_any_string_round_trips(text):
         value = {text: text} if schema.get("type") == "object" else text
         out = compile_serializer(schema)(value)
         assert json.loads(out) == value
-        out.encode("utf-8")
+        out.decode("utf-8")
 
 
 @EXAMPLES
