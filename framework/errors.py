@@ -107,6 +107,9 @@ class SchemaValidationFailure(Exception):
         super().__init__(errors[0]["message"] if errors else "validation failed")
         self.errors = errors
 
+    def __reduce__(self) -> Any:
+        return type(self), (self.errors,), dict(self.__dict__)
+
 
 def format_errors(errors: list[dict[str, Any]], data_var: str) -> str:
     """The default validation message: ``"<data_var><instance_path> <message>"`` for each
