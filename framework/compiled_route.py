@@ -51,7 +51,10 @@ class CompiledRoute:
         self.on_send = hooks["on_send"]
         self.on_response = hooks["on_response"]
         self.on_error = hooks["on_error"]
-        self.error_handlers = tuple(synchronous(fn) for fn in (*scope.error_handlers, default_error_handler))
+        own_error_handler = route.options.get("error_handler")
+        self.error_handlers = tuple(synchronous(fn) for fn in (
+            *((own_error_handler,) if own_error_handler is not None else ()), *scope.error_handlers,
+            default_error_handler))
 
         body: BodyParsing | None = None
         if parse_body and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):

@@ -263,6 +263,12 @@ class HookNotSupportedError(FrameworkError):
     code = "FST_ERR_HOOK_NOT_SUPPORTED"
     message_template = "%s hook not supported!"
 
+    def __init__(self, name: Any, suggestion: str | None = None) -> None:
+        super().__init__(name)
+        if suggestion:
+            self.message = f"{self.message} Use '{suggestion}' (hook names are snake_case)."
+            self.args = (self.message,)
+
 
 class RouteMissingHandlerError(FrameworkError):
     code = "FST_ERR_ROUTE_MISSING_HANDLER"
@@ -277,6 +283,29 @@ class RouteDuplicatedHandlerError(FrameworkError):
 class RouteMethodNotSupportedError(FrameworkError):
     code = "FST_ERR_ROUTE_METHOD_NOT_SUPPORTED"
     message_template = "%s method is not supported."
+
+
+class RouteUnknownOptionError(FrameworkError):
+    code = "FST_ERR_ROUTE_UNKNOWN_OPTION"
+    message_template = ("Route %s: unknown option(s) %s. Route options are: %s; "
+                        "put your own data under config={...}")
+
+
+class RouteHandlerSignatureError(FrameworkError):
+    code = "FST_ERR_ROUTE_HANDLER_SIGNATURE"
+    message_template = ("The handler of route %s, %s, cannot be called as handler(request, reply) (%s): "
+                        "declare it as def handler(request, reply)")
+
+
+class RoutePathSyntaxError(FrameworkError):
+    code = "FST_ERR_ROUTE_PATH_SYNTAX"
+    message_template = ("Route path '%s' uses <name> or {name} for a parameter, which would match only "
+                        "that literal text: write parameters as :name, use %s")
+
+
+class SchemaUnknownKeyError(FrameworkError):
+    code = "FST_ERR_SCH_UNKNOWN_KEY"
+    message_template = "The schema of route %s has unknown key(s) %s. Schema keys are: %s"
 
 
 class RouteBodyValidationNotSupportedError(FrameworkError):

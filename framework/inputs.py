@@ -127,7 +127,7 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
                 return adapt_custom_validator(compiler(schema=normalized, method=route.method, url=route.url,
                                                        http_part=part))
             except Exception as error:
-                raise SchemaValidationBuildError(route.method, route.url, error) from error
+                raise SchemaValidationBuildError(route.method, f"{route.url}, schema.{part}", error) from error
 
         if part == "body" and is_content_map(part_schema):
             parts.append(PartValidator(part, attribute, None, {

@@ -34,6 +34,165 @@ def deny(request, reply):
     reply.code(403).send({"denied": True})
 
 
+# 1. Unknown route options and schema keys.
+def test_fastify_spelling_of_a_hook_option_is_refused_with_the_snake_case_name():
+    app = Framework()
+    with pytest.raises(errors.RouteUnknownOptionError) as raised:
+        app.get("/admin", preHandler=deny, handler=secret)
+    assert "'preHandler' (did you mean 'pre_handler'?)" in str(raised.value)
+    assert "GET:/admin" in str(raised.value)
+
+
+def test_unknown_options_are_refused_in_every_declaration_form():
+    app = Framework()
+    with pytest.raises(errors.RouteUnknownOptionError, match="did you mean 'schema'"):
+        app.post("/items", {"schmea": {"body": {"type": "object"}}}, secret)
+    with pytest.raises(errors.RouteUnknownOptionError, match="did you mean 'body_limit'"):
+        app.route("POST", "/items", secret, bodyLimit=10)
+    with pytest.raises(errors.RouteUnknownOptionError, match="'not_an_option'"):
+        app.get("/decorated", not_an_option=1)(secret)
+    assert app.inject(url="/admin").status_code == 404
+
+
+def test_config_stays_a_free_form_bag():
+    app = Framework()
+    app.get("/x", config={"anything": 1, "preHandler": "fine here"},
+            handler=lambda request, reply: request.route_options["config"])
+    assert app.inject(url="/x").json() == {"anything": 1, "preHandler": "fine here"}
+
+
+def test_misspelt_schema_keys_are_refused():
+    app = Framework()
+    with pytest.raises(errors.SchemaUnknownKeyError, match="'respones' \\(did you mean 'response'\\?\\)"):
+        app.get("/x", schema={"respones": {200: {"type": "object"}}}, handler=secret)
+    with pytest.raises(errors.SchemaUnknownKeyError, match="did you mean 'querystring'"):
+        app.get("/y", schema={"querystrng": {"a": {"type": "integer"}}}, handler=secret)
+
+
+def test_documentation_schema_keys_are_accepted_and_change_nothing():
+    app = Framework()
+    app.get("/x", schema={"summary": "s", "description": "d", "tags": ["t"], "operation_id": "x",
+                          "deprecated": False, "hide": False, "security": [], "consumes": ["application/json"],
+                          "produces": ["application/json"]}, handler=secret)
+    assert app.inject(url="/x").json() == {"secret": 42}
+
+
+def test_add_hook_with_fastify_spelling_names_the_hook_to_use():
+    app = Framework()
+    with pytest.raises(HookNotSupportedError, match="Use 'on_request'"):
+        app.add_hook("onRequest", deny)
+    with pytest.raises(HookNotSupportedError, match="Use 'pre_handler'"):
+        app.add_hook("preHandler", deny)
+
+
+def test_route_error_handler_runs_before_the_context_handlers():
+    app = Framework()
+    seen = []
+
+    def context_handler(error, request, reply):
+        seen.append("context")
+        return {"by": "context"}
+
+    def route_handler(error, request, reply):
+        seen.append("route")
+        reply.code(418)
+        return {"by": "route", "message": str(error)}
+
+    def boom(request, reply):
+        raise ValueError("boom")
+
+    app.set_error_handler(context_handler)
+    app.get("/own", error_handler=route_handler, handler=boom)
+    app.get("/other", handler=boom)
+    own = app.inject(url="/own")
+    assert (own.status_code, own.json()) == (418, {"by": "route", "message": "boom"})
+    assert app.inject(url="/other").json() == {"by": "context"}
+    assert seen == ["route", "context"]
+
+
+def test_route_error_handler_that_raises_hands_on_to_the_context_handler():
+    app = Framework()
+    app.set_error_handler(lambda error, request, reply: {"outer": str(error)})
+
+    def route_handler(error, request, reply):
+        raise RuntimeError(f"wrapped {error}")
+
+    def boom(request, reply):
+        raise ValueError("boom")
+
+    app.get("/x", error_handler=route_handler, handler=boom)
+    assert app.inject(url="/x").json() == {"outer": "wrapped boom"}
+
+
+def test_expose_head_route_false_adds_no_head_route():
+    app = Framework()
+    app.get("/with", handler=secret)
+    app.get("/without", expose_head_route=False, handler=secret)
+    assert app.inject("HEAD", "/with").status_code == 200
+    assert app.inject("HEAD", "/without").status_code == 404
+    assert app.inject("GET", "/without").json() == {"secret": 42}
+
+
+def test_unimplemented_fastify_options_are_not_accepted():
+    app = Framework()
+    for option in ("log_level", "constraints"):
+        with pytest.raises(errors.RouteUnknownOptionError):
+            app.get("/x", handler=secret, **{option: "x"})
+
+
+# 6. Mistakes caught at declaration.
+def test_handler_that_cannot_take_request_and_reply_is_refused():
+    app = Framework()
+    with pytest.raises(errors.RouteHandlerSignatureError, match="handler\\(request, reply\\)") as raised:
+        app.get("/x", handler=lambda: {"x": 1})
+    assert "GET:/x" in str(raised.value)
+    with pytest.raises(errors.RouteHandlerSignatureError):
+        app.get("/y", handler=lambda request, reply, extra: None)
+    with pytest.raises(errors.RouteHandlerSignatureError):
+        @app.get("/z")
+        def needs_keyword(request, reply, *, user):
+            return {}
+
+
+def test_handlers_with_compatible_signatures_are_accepted():
+    app = Framework()
+    app.get("/args", handler=lambda *args: {"n": len(args)})
+    app.get("/defaults", handler=lambda request, reply=None, extra=1: {"extra": extra})
+    app.get("/kwargs", handler=lambda request, reply, **kw: {"kw": kw})
+    app.get("/builtin", handler=dict)  # a builtin without a signature: accepted unchecked
+    assert app.inject(url="/args").json() == {"n": 2}
+    assert app.inject(url="/defaults").json() == {"extra": 1}
+    assert app.inject(url="/kwargs").json() == {"kw": {}}
+
+
+@pytest.mark.parametrize("path, fixed", [("/x/<id>", "/x/:id"), ("/x/<int:id>/y", "/x/:id/y"),
+                                         ("/x/{id}", "/x/:id"), ("/a/{b}/c/{d}", "/a/:b/c/:d")])
+def test_flask_and_fastapi_path_syntax_is_refused(path, fixed):
+    app = Framework()
+    with pytest.raises(errors.RoutePathSyntaxError) as raised:
+        app.get(path, handler=secret)
+    assert f"use {fixed}" in str(raised.value)
+
+
+def test_typo_in_a_response_schema_names_the_route_and_status():
+    app = Framework()
+    app.get("/x", schema={"response": {200: {"type": "object", "properties": {"a": {"type": "strin"}}}}},
+            handler=secret)
+    with pytest.raises(SchemaSerializationBuildError) as raised:
+        app.ready()
+    message = str(raised.value)
+    assert "GET: /x" in message and "response['200']" in message and "strin" in message
+
+
+def test_typo_in_a_body_schema_names_the_route_part_and_path():
+    app = Framework()
+    app.post("/x", schema={"body": {"type": "object", "properties": {"a": {"type": "strin"}}}}, handler=secret)
+    with pytest.raises(SchemaValidationBuildError) as raised:
+        app.ready()
+    message = str(raised.value)
+    assert "POST: /x" in message and "schema.body" in message and "#/properties/a/type" in message
+
+
 # 7. Errors pickle and name an importable class.
 def _error_classes():
     return [value for value in vars(errors_module).values()
