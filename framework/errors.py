@@ -323,6 +323,12 @@ class DuplicatedRouteError(FrameworkError):
     message_template = "Method '%s' already declared for route '%s'"
 
 
+class RouteParameterConflictError(DuplicatedRouteError):
+    code = "FST_ERR_DUPLICATED_ROUTE"
+    message_template = ("Route '%s %s' conflicts with '%s %s': they differ only in parameter names, so "
+                        "one would shadow the other. Use the same parameter names as the first route")
+
+
 class InstanceAlreadyStartedError(FrameworkError):
     code = "FST_ERR_INSTANCE_ALREADY_LISTENING"
     message_template = "Fastify instance is already started. %s"

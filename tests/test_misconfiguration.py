@@ -140,6 +140,30 @@ def test_unimplemented_fastify_options_are_not_accepted():
             app.get("/x", handler=secret, **{option: "x"})
 
 
+# 2. Parametric routes that differ only in parameter names.
+def test_parametric_routes_differing_only_in_parameter_names_are_refused():
+    app = Framework()
+    app.get("/x/:id", handler=lambda request, reply: {"id": request.params["id"]})
+    with pytest.raises(errors.RouteParameterConflictError) as raised:
+        app.get("/x/:name", handler=lambda request, reply: {"name": request.params["name"]})
+    assert isinstance(raised.value, DuplicatedRouteError)
+    assert "'GET /x/:name' conflicts with 'GET /x/:id'" in str(raised.value)
+    app.post("/x/:name", handler=lambda request, reply: {"name": request.params["name"]})  # another method
+    app.get("/x/:id/y/:other", handler=secret)
+    with pytest.raises(errors.RouteParameterConflictError):
+        app.get("/x/:a/y/:b", handler=secret)
+    assert app.inject(url="/x/7").json() == {"id": "7"}
+    assert app.inject("POST", "/x/7").json() == {"name": "7"}
+
+
+def test_head_route_differing_in_parameter_names_keeps_its_get():
+    app = Framework()
+    app.head("/x/:name", handler=lambda request, reply: reply.header("x-name", request.params["name"]).send(""))
+    app.get("/x/:id", handler=lambda request, reply: {"id": request.params["id"]})
+    assert app.inject("HEAD", "/x/1").headers["x-name"] == "1"
+    assert app.inject("GET", "/x/1").json() == {"id": "1"}
+
+
 # 6. Mistakes caught at declaration.
 def test_handler_that_cannot_take_request_and_reply_is_refused():
     app = Framework()
