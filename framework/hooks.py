@@ -59,13 +59,41 @@ def run_coroutine(coroutine: Any) -> Any:
     return loop.run_until_complete(coroutine)
 
 
-def synchronous(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` itself, or for an ``async def`` a function that runs it to completion."""
-    if not inspect.iscoroutinefunction(fn):
-        return fn
+def is_async(fn: Any) -> bool:
+    """Whether calling ``fn`` returns a coroutine, as far as can be told before calling it:
+    an ``async def``, one behind ``functools.wraps`` decorators or ``functools.partial``,
+    or an object whose ``__call__`` is an ``async def``."""
+    for candidate in (fn, getattr(fn, "__call__", None)):
+        seen = 0
+        while candidate is not None and seen < 100:
+            if inspect.iscoroutinefunction(candidate):
+                return True
+            if isinstance(candidate, functools.partial):
+                candidate = candidate.func
+            else:
+                candidate = getattr(candidate, "__wrapped__", None)
+            seen += 1
+    return False
 
-    def run(*args: Any) -> Any:
-        return run_coroutine(fn(*args))
+
+#: Results that are never awaitable: the run-time check stops at one type test for them.
+_PLAIN_RESULTS = frozenset((dict, list, str, bytes, type(None), int, float, bool, tuple))
+
+
+def synchronous(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A function that calls ``fn`` and runs to completion what it returns if that is
+    awaitable: an ``async def`` (detected here, even behind decorators or as an object's
+    ``__call__``) or any function that turns out to return a coroutine (checked at run
+    time, after one type test for the usual results)."""
+    if is_async(fn):
+        def run(*args: Any) -> Any:
+            return run_coroutine(fn(*args))
+    else:
+        def run(*args: Any) -> Any:
+            result = fn(*args)
+            if result.__class__ in _PLAIN_RESULTS or not inspect.isawaitable(result):
+                return result
+            return run_coroutine(result)
 
     run.__name__ = getattr(fn, "__name__", "hook")
     run.__wrapped__ = fn  # type: ignore[attr-defined]

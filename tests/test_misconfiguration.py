@@ -164,6 +164,79 @@ def test_head_route_differing_in_parameter_names_keeps_its_get():
     assert app.inject("GET", "/x/1").json() == {"id": "1"}
 
 
+# 4. Coroutines returned at run time are awaited.
+def _plain_decorator(fn):
+    def wrapper(request, reply):
+        return fn(request, reply)
+    return wrapper
+
+
+def _wraps_decorator(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+    return wrapper
+
+
+class AsyncCallable:
+    async def __call__(self, request, reply):
+        return {"from": "async __call__"}
+
+
+def test_coroutines_returned_at_run_time_are_awaited():
+    async def handler(request, reply):
+        return {"from": request.url}
+
+    async def sending(request, reply):
+        reply.code(201).send({"sent": True})
+
+    app = Framework()
+    app.get("/plain", handler=_plain_decorator(handler))
+    app.get("/wraps", handler=_wraps_decorator(handler))
+    app.get("/callable", handler=AsyncCallable())
+    app.get("/partial", handler=functools.partial(handler))
+    app.get("/sends", handler=_plain_decorator(sending))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        assert app.inject(url="/plain").json() == {"from": "/plain"}
+        assert app.inject(url="/wraps").json() == {"from": "/wraps"}
+        assert app.inject(url="/callable").json() == {"from": "async __call__"}
+        assert app.inject(url="/partial").json() == {"from": "/partial"}
+        sends = app.inject(url="/sends")
+        assert (sends.status_code, sends.json()) == (201, {"sent": True})
+
+
+def test_hooks_and_error_handlers_returning_coroutines_are_awaited():
+    async def deny_async(request, reply):
+        reply.code(403).send({"denied": True})
+
+    async def handle_async(error, request, reply):
+        return {"handled": str(error)}
+
+    def boom(request, reply):
+        raise ValueError("boom")
+
+    app = Framework()
+    app.get("/hooked", pre_handler=_plain_decorator(deny_async), handler=secret)
+    app.get("/error", error_handler=_wraps_decorator(handle_async), handler=boom)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        hooked = app.inject(url="/hooked")
+        assert (hooked.status_code, hooked.json()) == (403, {"denied": True})
+        assert app.inject(url="/error").json() == {"handled": "boom"}
+
+
+def test_an_error_raised_by_a_run_time_coroutine_reaches_the_error_chain():
+    async def failing(request, reply):
+        raise LookupError("nope")
+
+    app = Framework()
+    app.set_error_handler(lambda error, request, reply: reply.code(409).send({"error": str(error)}))
+    app.get("/x", handler=_plain_decorator(failing))
+    response = app.inject(url="/x")
+    assert (response.status_code, response.json()) == (409, {"error": "nope"})
+
+
 # 6. Mistakes caught at declaration.
 def test_handler_that_cannot_take_request_and_reply_is_refused():
     app = Framework()
