@@ -6,6 +6,7 @@ An error reply is JSON with keys in the order ``statusCode, code, error, message
 """
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Any
 
@@ -360,3 +361,22 @@ class PluginDependencyError(FrameworkError):
     message_template = "The dependency '%s' of plugin '%s' is not registered"
 
 
+class AddressInUseError(FrameworkError, OSError):
+    """``listen()`` on a port another socket holds (an ``OSError`` with ``errno.EADDRINUSE``)."""
+
+    code = "EADDRINUSE"
+    message_template = ("address already in use: %s:%s is taken by another process; "
+                        "stop it or listen on another port")
+
+    def __init__(self, host: Any, port: Any) -> None:
+        super().__init__(host, port)
+        self.host = host
+        self.port = port
+        self.errno = errno.EADDRINUSE
+        self.strerror = self.message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.host, self.port), dict(self.__dict__)

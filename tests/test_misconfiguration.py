@@ -237,6 +237,56 @@ def test_an_error_raised_by_a_run_time_coroutine_reaches_the_error_chain():
     assert (response.status_code, response.json()) == (409, {"error": "nope"})
 
 
+# 5. A busy port (in a subprocess: a server that did start would block).
+LISTEN_SCRIPT = textwrap.dedent("""
+    import sys
+    from framework import Framework
+    app = Framework()
+    app.get("/", handler=lambda request, reply: {"ok": True})
+
+    def callback(error):
+        print("CALLBACK", type(error).__name__, isinstance(error, OSError), error, flush=True)
+        sys.exit(0)
+
+    if sys.argv[3] == "callback":
+        app.listen(int(sys.argv[1]), server=sys.argv[2], callback=callback)
+    else:
+        try:
+            app.listen(int(sys.argv[1]), server=sys.argv[2])
+        except OSError as error:
+            print("RAISED", type(error).__name__, error, flush=True)
+""")
+
+
+@pytest.mark.parametrize("server", ["gunicorn", "granian"])
+@pytest.mark.parametrize("mode", ["callback", "raise"])
+def test_listen_on_a_busy_port_says_address_already_in_use(server, mode):
+    if server == "granian":
+        pytest.importorskip("granian")
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        started = time.monotonic()
+        try:
+            result = subprocess.run([sys.executable, "-c", LISTEN_SCRIPT, str(port), server, mode],
+                                    env=env, capture_output=True, text=True, timeout=20, start_new_session=True)
+        except subprocess.TimeoutExpired as expired:
+            pytest.fail(f"listen() on a busy port did not return: {expired.stdout!r} {expired.stderr!r}")
+        output = result.stdout
+        lines = [line for line in output.splitlines() if line.startswith(("CALLBACK", "RAISED"))]
+        expected = "CALLBACK AddressInUseError True" if mode == "callback" else "RAISED AddressInUseError"
+        assert lines and lines[0].startswith(expected), (output, result.stderr[-2000:])
+        assert "address already in use" in lines[0]
+        assert len(lines) == 1  # no success announced first
+        assert time.monotonic() - started < 10
+    finally:
+        holder.close()
+
+
 # 6. Mistakes caught at declaration.
 def test_handler_that_cannot_take_request_and_reply_is_refused():
     app = Framework()
