@@ -62,7 +62,8 @@ class CompiledRoute:
                                optional=route.method in OPTIONAL_BODY_METHODS)
         validation = compile_input_validation(
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
-            route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas)
+            route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
+            scope.parsers)
         steps: list[Step | None] = [
             HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
             HookPhase("pre_parsing", hooks["pre_parsing"]) if hooks["pre_parsing"] else None,

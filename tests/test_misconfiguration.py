@@ -379,3 +379,57 @@ def test_framework_errors_with_a_status_keep_it_through_pickle():
     assert (copy.status_code, copy.code, copy.headers, copy.message) == \
         (415, "FST_ERR_CTP_INVALID_MEDIA_TYPE", {"x-a": "1"}, "Unsupported Media Type: text/plain")
     assert isinstance(copy, FrameworkError)
+
+
+# 8. A body of another media type past a JSON body schema.
+BODY_SCHEMA = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
+
+
+def echo(request, reply):
+    return {"name": request.body["name"]}
+
+
+def test_a_builtin_text_parser_does_not_carry_a_body_past_a_json_schema():
+    app = Framework()
+    app.post("/items", schema={"body": BODY_SCHEMA}, handler=echo)
+    response = app.inject("POST", "/items", headers={"content-type": "text/plain"}, body="hello")
+    assert response.status_code == 415
+    assert response.json()["code"] == "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+    assert app.inject("POST", "/items", json={"name": "a"}).json() == {"name": "a"}
+    assert app.inject("POST", "/items", json={"nom": "a"}).status_code == 400
+
+
+def test_a_parser_the_application_added_skips_the_json_schema():
+    app = Framework()
+    app.add_content_type_parser("application/x-www-form-urlencoded",
+                                lambda request, body: {"form": body.decode()})
+    app.add_content_type_parser("text/plain", lambda request, body: {"name": body.decode()})
+    app.post("/items", schema={"body": BODY_SCHEMA}, handler=lambda request, reply: request.body)
+    form = app.inject("POST", "/items", headers={"content-type": "application/x-www-form-urlencoded"}, body="a=1")
+    assert form.json() == {"form": "a=1"}
+    text = app.inject("POST", "/items", headers={"content-type": "text/plain"}, body="hello")
+    assert text.json() == {"name": "hello"}
+
+
+def test_a_content_map_accepts_the_media_types_it_lists():
+    app = Framework()
+    app.post("/both", schema={"body": {"content": {
+        "text/plain": {"schema": {"type": "string", "maxLength": 5}},
+        "application/json": {"schema": BODY_SCHEMA}}}}, handler=lambda request, reply: {"body": request.body})
+    app.post("/json-only", schema={"body": {"content": {"application/json": {"schema": BODY_SCHEMA}}}},
+             handler=lambda request, reply: {"body": request.body})
+    assert app.inject("POST", "/both", headers={"content-type": "text/plain"}, body="hi").json() == {"body": "hi"}
+    assert app.inject("POST", "/both", headers={"content-type": "text/plain"}, body="too long").status_code == 400
+    assert app.inject("POST", "/both", json={"name": "a"}).json() == {"body": {"name": "a"}}
+    refused = app.inject("POST", "/json-only", headers={"content-type": "text/plain"}, body="hi")
+    assert refused.status_code == 415
+
+
+def test_example_app_refuses_a_text_body_for_items():
+    from examples.app import create_app
+    app = create_app(api_keys=["k"])
+    response = app.inject("POST", "/items", headers={"content-type": "text/plain"}, body="not json")
+    assert response.status_code == 415, response.text
+    assert response.json()["code"] == "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+    created = app.inject("POST", "/items", json={"name": "pen", "price": 1})
+    assert created.status_code in (200, 201)
