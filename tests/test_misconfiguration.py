@@ -164,6 +164,31 @@ def test_head_route_differing_in_parameter_names_keeps_its_get():
     assert app.inject("GET", "/x/1").json() == {"id": "1"}
 
 
+# 3. Plugin forms.
+def test_plugin_with_a_defaulted_third_parameter_loads_at_once():
+    def p(instance, opts, config=None):
+        instance.get("/p", handler=lambda request, reply: {"config": config})
+
+    app = Framework()
+    app.register(p)
+    started = time.monotonic()
+    assert app.inject(url="/p").json() == {"config": None}
+    assert time.monotonic() - started < 1
+
+
+def test_plugin_timeout_fails_a_forgotten_done_quickly_naming_plugin_and_option():
+    def forgetful(instance, opts, done):
+        pass
+
+    app = Framework(plugin_timeout=0.2)
+    app.register(forgetful)
+    started = time.monotonic()
+    with pytest.raises(PluginTimeoutError) as raised:
+        app.ready()
+    assert time.monotonic() - started < 2
+    assert "'forgetful'" in str(raised.value) and "plugin_timeout" in str(raised.value)
+
+
 # 4. Coroutines returned at run time are awaited.
 def _plain_decorator(fn):
     def wrapper(request, reply):
