@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from .state import AppState
 
 Step = Callable[[Any, Any], None]
+#: Request hooks called as ``hook(request, reply)``.
+_TWO_ARGUMENT_HOOKS = frozenset(("on_request", "pre_parsing", "pre_validation", "pre_handler", "on_response"))
 
 
 class CompiledRoute:
@@ -41,10 +43,11 @@ class CompiledRoute:
         self.log: logging.Logger = state.logger
         self.request_class = scope.request_class
         self.reply_class = scope.reply_class
-        self.handler = synchronous(handler or route.options["handler"])
+        self.handler = synchronous(handler or route.options["handler"], two_arguments=True)
         self.not_found_handler = state.not_found_handler
 
-        hooks = {name: tuple(synchronous(fn) for fn in scope.hooks(name) + route.own_hooks(name))
+        hooks = {name: tuple(synchronous(fn, name in _TWO_ARGUMENT_HOOKS)
+                             for fn in scope.hooks(name) + route.own_hooks(name))
                  for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler",
                               "pre_serialization", "on_send", "on_response", "on_error")}
         self.pre_serialization = hooks["pre_serialization"]

@@ -80,14 +80,23 @@ def is_async(fn: Any) -> bool:
 _PLAIN_RESULTS = frozenset((dict, list, str, bytes, type(None), int, float, bool, tuple))
 
 
-def synchronous(fn: Callable[..., Any]) -> Callable[..., Any]:
+def synchronous(fn: Callable[..., Any], two_arguments: bool = False) -> Callable[..., Any]:
     """A function that calls ``fn`` and runs to completion what it returns if that is
     awaitable: an ``async def`` (detected here, even behind decorators or as an object's
     ``__call__``) or any function that turns out to return a coroutine (checked at run
-    time, after one type test for the usual results)."""
+    time, after one type test for the usual results). ``two_arguments``: ``fn`` is always
+    called as ``fn(request, reply)`` (handlers, request hooks), which saves packing
+    ``*args`` on the request path."""
     if is_async(fn):
         def run(*args: Any) -> Any:
             return run_coroutine(fn(*args))
+    elif two_arguments:
+        def run(request: Any, reply: Any, plain: frozenset[type] = _PLAIN_RESULTS,
+                isawaitable: Callable[[Any], bool] = inspect.isawaitable) -> Any:
+            result = fn(request, reply)
+            if result.__class__ in plain or not isawaitable(result):
+                return result
+            return run_coroutine(result)
     else:
         def run(*args: Any) -> Any:
             result = fn(*args)
