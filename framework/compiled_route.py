@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from .state import AppState
 
 Step = Callable[[Any, Any], None]
-#: Request hooks called as ``hook(request, reply)``.
-_TWO_ARGUMENT_HOOKS = frozenset(("on_request", "pre_parsing", "pre_validation", "pre_handler", "on_response"))
+#: Request hooks run by a ``HookPhase``, which runs a coroutine they return at run time.
+_PHASE_HOOKS = frozenset(("on_request", "pre_parsing", "pre_validation", "pre_handler"))
 
 
 class CompiledRoute:
@@ -43,10 +43,11 @@ class CompiledRoute:
         self.log: logging.Logger = state.logger
         self.request_class = scope.request_class
         self.reply_class = scope.reply_class
-        self.handler = synchronous(handler or route.options["handler"], two_arguments=True)
+        #: A coroutine the handler returns at run time is run by ``Reply.render``.
+        self.handler = synchronous(handler or route.options["handler"], check_results=False)
         self.not_found_handler = state.not_found_handler
 
-        hooks = {name: tuple(synchronous(fn, name in _TWO_ARGUMENT_HOOKS)
+        hooks = {name: tuple(synchronous(fn, check_results=name not in _PHASE_HOOKS)
                              for fn in scope.hooks(name) + route.own_hooks(name))
                  for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler",
                               "pre_serialization", "on_send", "on_response", "on_error")}

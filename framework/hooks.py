@@ -77,36 +77,40 @@ def is_async(fn: Any) -> bool:
 
 
 #: Results that are never awaitable: the run-time check stops at one type test for them.
-_PLAIN_RESULTS = frozenset((dict, list, str, bytes, type(None), int, float, bool, tuple))
+PLAIN_RESULTS = frozenset((dict, list, str, bytes, type(None), int, float, bool, tuple))
 
 
-def synchronous(fn: Callable[..., Any], two_arguments: bool = False) -> Callable[..., Any]:
-    """A function that calls ``fn`` and runs to completion what it returns if that is
-    awaitable: an ``async def`` (detected here, even behind decorators or as an object's
-    ``__call__``) or any function that turns out to return a coroutine (checked at run
-    time, after one type test for the usual results). ``two_arguments``: ``fn`` is always
-    called as ``fn(request, reply)`` (handlers, request hooks), which saves packing
-    ``*args`` on the request path."""
+def synchronous(fn: Callable[..., Any], check_results: bool = True) -> Callable[..., Any]:
+    """``fn`` made synchronous. An ``async def`` (detected here, even behind decorators,
+    in a ``functools.partial`` or as an object's ``__call__``) is wrapped to run to
+    completion. Any other function might still return a coroutine (an ``async def``
+    behind a decorator without ``functools.wraps``): with ``check_results`` it is wrapped
+    to run an awaitable result, after one type test for the usual results; without, the
+    caller checks (:func:`settle`), and ``fn`` itself is returned (the handler: the reply
+    checks what it renders, so the request path pays nothing)."""
     if is_async(fn):
         def run(*args: Any) -> Any:
             return run_coroutine(fn(*args))
-    elif two_arguments:
-        def run(request: Any, reply: Any, plain: frozenset[type] = _PLAIN_RESULTS,
-                isawaitable: Callable[[Any], bool] = inspect.isawaitable) -> Any:
-            result = fn(request, reply)
-            if result.__class__ in plain or not isawaitable(result):
+    elif check_results:
+        def run(*args: Any) -> Any:
+            result = fn(*args)
+            if result.__class__ in PLAIN_RESULTS or not inspect.isawaitable(result):
                 return result
             return run_coroutine(result)
     else:
-        def run(*args: Any) -> Any:
-            result = fn(*args)
-            if result.__class__ in _PLAIN_RESULTS or not inspect.isawaitable(result):
-                return result
-            return run_coroutine(result)
+        return fn
 
     run.__name__ = getattr(fn, "__name__", "hook")
     run.__wrapped__ = fn  # type: ignore[attr-defined]
     return run
+
+
+def settle(result: Any) -> Any:
+    """What an awaitable result comes to (its value, or the exception it raised)."""
+    try:
+        return run_coroutine(result)
+    except Exception as error:
+        return error
 
 
 class Hooks:
@@ -149,7 +153,9 @@ class HookPhase:
 
     def __call__(self, request: "Request", reply: "Reply") -> None:
         for hook in self.hooks:
-            hook(request, reply)
+            result = hook(request, reply)
+            if result.__class__ not in PLAIN_RESULTS and inspect.isawaitable(result):
+                run_coroutine(result)  # a coroutine returned at run time (see synchronous)
             if reply.sent:
                 return
 
