@@ -91,7 +91,11 @@ def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Call
     except SystemExit as exit_:
         if exit_.code in (0, None):
             return
-        error = RuntimeError(f"gunicorn could not serve on {host}:{port} (exit code {exit_.code})")
+        error: Exception = RuntimeError(f"gunicorn could not serve on {host}:{port} (exit code {exit_.code})")
+        try:
+            check_bindable(host, port)  # taken since the check before starting?
+        except OSError as in_use:
+            error = in_use
         if callback is None:
             raise error from None
         callback(error)
@@ -110,8 +114,14 @@ def _serve_granian(app: Any, host: str, port: int, workers: int, callback: Callb
     if callback is not None:
         threading.Thread(target=_announce_when_listening, args=(host, port, callback), daemon=True).start()
     # Workers are forked, so the loader may simply close over the app.
-    Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers) \
-        .serve(target_loader=lambda *_: app, wrap_loader=False)
+    try:
+        Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers) \
+            .serve(target_loader=lambda *_: app, wrap_loader=False)
+    except RuntimeError as error:
+        # Taken since the check before starting: granian's message carries a Rust backtrace.
+        if not str(error).startswith("Address already in use"):
+            raise
+        _fail(AddressInUseError(host, port), callback)
 
 
 def _announce_when_listening(host: str, port: int, callback: Callable[[Exception | None], Any],

@@ -312,6 +312,46 @@ def test_listen_on_a_busy_port_says_address_already_in_use(server, mode):
         holder.close()
 
 
+RACE_SCRIPT = textwrap.dedent("""
+    import sys
+    import framework.server as server
+    from framework import Framework
+    check = server.check_bindable
+    calls = []
+
+    def taken_after_the_check(host, port):  # the port is taken between the check and the bind
+        calls.append(port)
+        if len(calls) > 1:
+            check(host, port)
+
+    server.check_bindable = taken_after_the_check
+    app = Framework()
+    app.get("/", handler=lambda request, reply: {"ok": True})
+    app.listen(int(sys.argv[1]), server=sys.argv[2],
+               callback=lambda error: print("CALLBACK", type(error).__name__, error, flush=True))
+""")
+
+
+@pytest.mark.parametrize("server", ["gunicorn", "granian"])
+def test_a_port_taken_after_the_check_still_says_address_already_in_use(server):
+    if server == "granian":
+        pytest.importorskip("granian")
+    holder = socket.socket()
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        result = subprocess.run([sys.executable, "-c", RACE_SCRIPT, str(port), server], env=env,
+                                capture_output=True, text=True, timeout=30, start_new_session=True)
+        lines = [line for line in result.stdout.splitlines() if line.startswith("CALLBACK")]
+        assert lines and lines[-1].startswith("CALLBACK AddressInUseError"), (result.stdout, result.stderr[-2000:])
+        assert "address already in use" in lines[-1]
+    finally:
+        holder.close()
+
+
 # 6. Mistakes caught at declaration.
 def test_handler_that_cannot_take_request_and_reply_is_refused():
     app = Framework()
