@@ -241,14 +241,24 @@ def test_hooks_and_error_handlers_returning_coroutines_are_awaited():
     def boom(request, reply):
         raise ValueError("boom")
 
+    async def shape_async(request, reply, payload):
+        return {**payload, "shaped": True}
+
+    def any_arity_decorator(fn):
+        def wrapper(*args):
+            return fn(*args)
+        return wrapper
+
     app = Framework()
     app.get("/hooked", pre_handler=_plain_decorator(deny_async), handler=secret)
-    app.get("/error", error_handler=_wraps_decorator(handle_async), handler=boom)
+    app.get("/error", error_handler=any_arity_decorator(handle_async), handler=boom)
+    app.get("/shaped", pre_serialization=any_arity_decorator(shape_async), handler=secret)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         hooked = app.inject(url="/hooked")
         assert (hooked.status_code, hooked.json()) == (403, {"denied": True})
         assert app.inject(url="/error").json() == {"handled": "boom"}
+        assert app.inject(url="/shaped").json() == {"secret": 42, "shaped": True}
 
 
 def test_an_error_raised_by_a_run_time_coroutine_reaches_the_error_chain():
