@@ -90,7 +90,8 @@ def synchronous(fn: Callable[..., Any], check_results: bool = True) -> Callable[
     checks what it renders, so the request path pays nothing)."""
     if is_async(fn):
         def run(*args: Any) -> Any:
-            return run_coroutine(fn(*args))
+            result = fn(*args)  # a sync wrapper may carry __wrapped__ = an async def (async_to_sync)
+            return run_coroutine(result) if inspect.isawaitable(result) else result
     elif check_results:
         def run(*args: Any) -> Any:
             result = fn(*args)

@@ -261,6 +261,23 @@ def test_hooks_and_error_handlers_returning_coroutines_are_awaited():
         assert app.inject(url="/shaped").json() == {"secret": 42, "shaped": True}
 
 
+def test_a_sync_wrapper_of_an_async_def_is_not_awaited_twice():
+    import asyncio
+
+    async def handler(request, reply):
+        return {"ran": "once"}
+
+    @functools.wraps(handler)  # __wrapped__ is the async def, but this runs it itself
+    def sync_wrapper(request, reply):
+        return asyncio.new_event_loop().run_until_complete(handler(request, reply))
+
+    app = Framework()
+    app.get("/x", handler=sync_wrapper)
+    app.get("/hooked", on_request=sync_wrapper, handler=secret)
+    assert app.inject(url="/x").json() == {"ran": "once"}
+    assert app.inject(url="/hooked").json() == {"secret": 42}
+
+
 def test_an_error_raised_by_a_run_time_coroutine_reaches_the_error_chain():
     async def failing(request, reply):
         raise LookupError("nope")
