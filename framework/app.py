@@ -106,7 +106,8 @@ class Framework(Context):
         if state.validator_options:
             state.validator_engine()  # validator plugins check their options now
         for route in list(state.routes):
-            if route.method == "GET" and not state.router.has("HEAD", route.url):
+            if route.method == "GET" and route.options.get("expose_head_route") is not False \
+                    and not state.router.has("HEAD", route.url):
                 state.add_route(Route("HEAD", route.url, route.options, route.context))
         state.not_found = self._not_found_routes()
         self._bad_url_route = CompiledRoute(Route("*", "/*", {"handler": _refuse_bad_url, "config": {}}, self),

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from .state import AppState
 
 Step = Callable[[Any, Any], None]
+#: Request hooks run by a ``HookPhase``, which runs a coroutine they return at run time.
+_PHASE_HOOKS = frozenset(("on_request", "pre_parsing", "pre_validation", "pre_handler"))
 
 
 class CompiledRoute:
@@ -41,17 +43,22 @@ class CompiledRoute:
         self.log: logging.Logger = state.logger
         self.request_class = scope.request_class
         self.reply_class = scope.reply_class
-        self.handler = synchronous(handler or route.options["handler"])
+        #: A coroutine the handler returns at run time is run by ``Reply.render``.
+        self.handler = synchronous(handler or route.options["handler"], check_results=False)
         self.not_found_handler = state.not_found_handler
 
-        hooks = {name: tuple(synchronous(fn) for fn in scope.hooks(name) + route.own_hooks(name))
+        hooks = {name: tuple(synchronous(fn, check_results=name not in _PHASE_HOOKS)
+                             for fn in scope.hooks(name) + route.own_hooks(name))
                  for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler",
                               "pre_serialization", "on_send", "on_response", "on_error")}
         self.pre_serialization = hooks["pre_serialization"]
         self.on_send = hooks["on_send"]
         self.on_response = hooks["on_response"]
         self.on_error = hooks["on_error"]
-        self.error_handlers = tuple(synchronous(fn) for fn in (*scope.error_handlers, default_error_handler))
+        own_error_handler = route.options.get("error_handler")
+        self.error_handlers = tuple(synchronous(fn) for fn in (
+            *((own_error_handler,) if own_error_handler is not None else ()), *scope.error_handlers,
+            default_error_handler))
 
         body: BodyParsing | None = None
         if parse_body and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):
@@ -59,7 +66,8 @@ class CompiledRoute:
                                optional=route.method in OPTIONAL_BODY_METHODS)
         validation = compile_input_validation(
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
-            route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas)
+            route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
+            scope.parsers)
         steps: list[Step | None] = [
             HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
             HookPhase("pre_parsing", hooks["pre_parsing"]) if hooks["pre_parsing"] else None,

@@ -162,3 +162,7 @@ class ContentTypeParsers:
             if pattern.search(media_type.essence):
                 return candidate
         return self.catch_all
+
+    def is_builtin(self, essence: str) -> bool:
+        """Whether ``essence`` is parsed by a built-in parser (the application added none for it)."""
+        return essence in self.overridable

@@ -6,6 +6,7 @@ An error reply is JSON with keys in the order ``statusCode, code, error, message
 """
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Any
 
@@ -107,6 +108,9 @@ class SchemaValidationFailure(Exception):
     def __init__(self, errors: list[dict[str, Any]]) -> None:
         super().__init__(errors[0]["message"] if errors else "validation failed")
         self.errors = errors
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.errors,), dict(self.__dict__)
 
 
 def format_errors(errors: list[dict[str, Any]], data_var: str) -> str:
@@ -261,6 +265,12 @@ class HookNotSupportedError(FrameworkError):
     code = "FST_ERR_HOOK_NOT_SUPPORTED"
     message_template = "%s hook not supported!"
 
+    def __init__(self, name: Any, suggestion: str | None = None) -> None:
+        super().__init__(name)
+        if suggestion:
+            self.message = f"{self.message} Use '{suggestion}' (hook names are snake_case)."
+            self.args = (self.message,)
+
 
 class RouteMissingHandlerError(FrameworkError):
     code = "FST_ERR_ROUTE_MISSING_HANDLER"
@@ -277,6 +287,29 @@ class RouteMethodNotSupportedError(FrameworkError):
     message_template = "%s method is not supported."
 
 
+class RouteUnknownOptionError(FrameworkError):
+    code = "FST_ERR_ROUTE_UNKNOWN_OPTION"
+    message_template = ("Route %s: unknown option(s) %s. Route options are: %s; "
+                        "put your own data under config={...}")
+
+
+class RouteHandlerSignatureError(FrameworkError):
+    code = "FST_ERR_ROUTE_HANDLER_SIGNATURE"
+    message_template = ("The handler of route %s, %s, cannot be called as handler(request, reply) (%s): "
+                        "declare it as def handler(request, reply)")
+
+
+class RoutePathSyntaxError(FrameworkError):
+    code = "FST_ERR_ROUTE_PATH_SYNTAX"
+    message_template = ("Route path '%s' uses <name> or {name} for a parameter, which would match only "
+                        "that literal text: write parameters as :name, use %s")
+
+
+class SchemaUnknownKeyError(FrameworkError):
+    code = "FST_ERR_SCH_UNKNOWN_KEY"
+    message_template = "The schema of route %s has unknown key(s) %s. Schema keys are: %s"
+
+
 class RouteBodyValidationNotSupportedError(FrameworkError):
     code = "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED"
     message_template = "Body validation schema for %s:%s route is not supported!"
@@ -290,6 +323,12 @@ class RouteBodyLimitError(FrameworkError):
 class DuplicatedRouteError(FrameworkError):
     code = "FST_ERR_DUPLICATED_ROUTE"
     message_template = "Method '%s' already declared for route '%s'"
+
+
+class RouteParameterConflictError(DuplicatedRouteError):
+    code = "FST_ERR_DUPLICATED_ROUTE"
+    message_template = ("Route '%s %s' conflicts with '%s %s': they differ only in parameter names, so "
+                        "one would shadow the other. Use the same parameter names as the first route")
 
 
 class InstanceAlreadyStartedError(FrameworkError):
@@ -321,6 +360,27 @@ class PluginTimeoutError(FrameworkError):
 class PluginDependencyError(FrameworkError):
     code = "FST_ERR_PLUGIN_DEPENDENCY"
     message_template = "The dependency '%s' of plugin '%s' is not registered"
+
+
+class AddressInUseError(FrameworkError, OSError):
+    """``listen()`` on a port another socket holds (an ``OSError`` with ``errno.EADDRINUSE``)."""
+
+    code = "EADDRINUSE"
+    message_template = ("address already in use: %s:%s is taken by another process; "
+                        "stop it or listen on another port")
+
+    def __init__(self, host: Any, port: Any) -> None:
+        super().__init__(host, port)
+        self.host = host
+        self.port = port
+        self.errno = errno.EADDRINUSE
+        self.strerror = self.message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.host, self.port), dict(self.__dict__)
 
 
 # Schema compilation errors (engines).

@@ -11,7 +11,10 @@ context's own, then the route's.
 from __future__ import annotations
 
 import asyncio
+import difflib
+import functools
 import inspect
+import re
 import threading
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -31,9 +34,18 @@ def check_hook(name: Any, fn: Any) -> None:
     if not isinstance(name, str):
         raise HookInvalidTypeError()
     if name not in ALL_HOOKS:
-        raise HookNotSupportedError(name)
+        raise HookNotSupportedError(name, _suggest_hook(name))
     if not callable(fn):
         raise HookInvalidHandlerError(name, type(fn).__name__)
+
+
+def _suggest_hook(name: str) -> str | None:
+    """``onRequest`` (Fastify's spelling) -> ``on_request``; else the closest hook name."""
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+    if snake in ALL_HOOKS:
+        return snake
+    close = difflib.get_close_matches(snake, ALL_HOOKS, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 _loops = threading.local()
@@ -47,17 +59,59 @@ def run_coroutine(coroutine: Any) -> Any:
     return loop.run_until_complete(coroutine)
 
 
-def synchronous(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` itself, or for an ``async def`` a function that runs it to completion."""
-    if not inspect.iscoroutinefunction(fn):
-        return fn
+def is_async(fn: Any) -> bool:
+    """Whether calling ``fn`` returns a coroutine, as far as can be told before calling it:
+    an ``async def``, one behind ``functools.wraps`` decorators or ``functools.partial``,
+    or an object whose ``__call__`` is an ``async def``."""
+    for candidate in (fn, getattr(fn, "__call__", None)):
+        seen = 0
+        while candidate is not None and seen < 100:
+            if inspect.iscoroutinefunction(candidate):
+                return True
+            if isinstance(candidate, functools.partial):
+                candidate = candidate.func
+            else:
+                candidate = getattr(candidate, "__wrapped__", None)
+            seen += 1
+    return False
 
-    def run(*args: Any) -> Any:
-        return run_coroutine(fn(*args))
+
+#: Results that are never awaitable: the run-time check stops at one type test for them.
+PLAIN_RESULTS = frozenset((dict, list, str, bytes, type(None), int, float, bool, tuple))
+
+
+def synchronous(fn: Callable[..., Any], check_results: bool = True) -> Callable[..., Any]:
+    """``fn`` made synchronous. An ``async def`` (detected here, even behind decorators,
+    in a ``functools.partial`` or as an object's ``__call__``) is wrapped to run to
+    completion. Any other function might still return a coroutine (an ``async def``
+    behind a decorator without ``functools.wraps``): with ``check_results`` it is wrapped
+    to run an awaitable result, after one type test for the usual results; without, the
+    caller checks (:func:`settle`), and ``fn`` itself is returned (the handler: the reply
+    checks what it renders, so the request path pays nothing)."""
+    if is_async(fn):
+        def run(*args: Any) -> Any:
+            result = fn(*args)  # a sync wrapper may carry __wrapped__ = an async def (async_to_sync)
+            return run_coroutine(result) if inspect.isawaitable(result) else result
+    elif check_results:
+        def run(*args: Any) -> Any:
+            result = fn(*args)
+            if result.__class__ in PLAIN_RESULTS or not inspect.isawaitable(result):
+                return result
+            return run_coroutine(result)
+    else:
+        return fn
 
     run.__name__ = getattr(fn, "__name__", "hook")
     run.__wrapped__ = fn  # type: ignore[attr-defined]
     return run
+
+
+def settle(result: Any) -> Any:
+    """What an awaitable result comes to (its value, or the exception it raised)."""
+    try:
+        return run_coroutine(result)
+    except Exception as error:
+        return error
 
 
 class Hooks:
@@ -100,7 +154,9 @@ class HookPhase:
 
     def __call__(self, request: "Request", reply: "Reply") -> None:
         for hook in self.hooks:
-            hook(request, reply)
+            result = hook(request, reply)
+            if result.__class__ not in PLAIN_RESULTS and inspect.isawaitable(result):
+                run_coroutine(result)  # a coroutine returned at run time (see synchronous)
             if reply.sent:
                 return
 

@@ -4,14 +4,17 @@ and the lifecycle step that runs them.
 Parts validate in the order params, body, querystring, headers, stopping at the first
 failing part; the value a validator returns (coerced, defaults filled) replaces the
 part on the request. The body is validated for the JSON media types only, or by the
-entry of its media type in a ``content`` map.
+entry of its media type in a ``content`` map. A body of another media type skips a JSON
+body schema only when the application added that media type's parser itself: one the
+built-in parsers took (``text/plain``) is refused (415), never handed on unvalidated.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
 from .content_types import parse_media_type
-from .errors import SchemaValidationBuildError, SchemaValidationFailure, ValidationError, format_errors
+from .errors import (InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure, ValidationError,
+                     format_errors)
 from .schemas import normalize_input_schema
 from .validation import Invalid
 
@@ -51,10 +54,13 @@ class PartValidator:
 class InputValidation:
     """The lifecycle step that validates a route's inputs."""
 
-    __slots__ = ("parts", "runs", "formatter", "attach")
+    __slots__ = ("parts", "runs", "formatter", "attach", "refused_media_types")
 
-    def __init__(self, parts: tuple[PartValidator, ...], formatter: Formatter, attach: bool) -> None:
+    def __init__(self, parts: tuple[PartValidator, ...], formatter: Formatter, attach: bool,
+                 refused_media_types: frozenset[str] = frozenset()) -> None:
         self.parts = parts
+        #: Media types a built-in parser reads that the body schema does not cover: a 415.
+        self.refused_media_types = refused_media_types
         # The same, unpacked once: this runs on every request.
         self.runs = tuple((p.part, p.attribute, p.validate, p.root, p.by_media_type) for p in parts)
         self.formatter = formatter
@@ -67,10 +73,14 @@ class InputValidation:
                 if by_media_type is not None:
                     validate = by_media_type.get(media_type.essence if media_type else "application/json")
                     if validate is None:
+                        if media_type is not None and media_type.essence in self.refused_media_types:
+                            raise InvalidMediaTypeError(request.environ.get("CONTENT_TYPE"))
                         continue
                     root = getattr(validate, "root", None)
                 elif media_type is not None and not media_type.is_json:
-                    continue  # validation runs for the JSON content type only (seed 4.4 note 4)
+                    if media_type.essence in self.refused_media_types:
+                        raise InvalidMediaTypeError(request.environ.get("CONTENT_TYPE"))
+                    continue  # a parser the application added took it (seed 4.4 note 4)
             if root is not None:  # the default engine's generated function, called as its wrapper would
                 errors: list[dict[str, Any]] = []
                 try:
@@ -106,11 +116,12 @@ class InputValidation:
 
 def compile_input_validation(route: Any, compile_default: Callable[..., Validate],
                              compiler: Callable[..., Any] | None, formatter: Formatter | None,
-                             shared: dict[str, Any]) -> InputValidation | None:
+                             shared: dict[str, Any], parsers: Any = None) -> InputValidation | None:
     """The validation step of ``route`` (``None`` when it validates nothing).
 
     ``compile_default(schema, shared=, http_part=)`` is the app's engine; ``compiler`` a
-    ``set_validator_compiler`` function that replaces it.
+    ``set_validator_compiler`` function that replaces it; ``parsers`` the route's
+    ``ContentTypeParsers`` (which media types only built-in parsers read).
     """
     schema = route.schema
     parts = []
@@ -127,7 +138,7 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
                 return adapt_custom_validator(compiler(schema=normalized, method=route.method, url=route.url,
                                                        http_part=part))
             except Exception as error:
-                raise SchemaValidationBuildError(route.method, route.url, error) from error
+                raise SchemaValidationBuildError(route.method, f"{route.url}, schema.{part}", error) from error
 
         if part == "body" and is_content_map(part_schema):
             parts.append(PartValidator(part, attribute, None, {
@@ -137,8 +148,15 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
             parts.append(PartValidator(part, attribute, build(part_schema)))
     if not parts:
         return None
+    refused: frozenset[str] = frozenset()
+    body = next((p for p in parts if p.part == "body"), None)
+    if body is not None and parsers is not None:
+        covered = body.by_media_type or {}
+        refused = frozenset(essence for essence in parsers.by_essence
+                            if parsers.is_builtin(essence) and essence not in covered
+                            and not parse_media_type(essence).is_json)  # type: ignore[union-attr]
     return InputValidation(tuple(parts), formatter or default_schema_error_formatter,
-                           bool(route.options.get("attach_validation")))
+                           bool(route.options.get("attach_validation")), refused)
 
 
 def is_content_map(schema: Any) -> bool:

@@ -12,6 +12,7 @@ server closes its body. Each context has its own subclass, which is where reply 
 """
 from __future__ import annotations
 
+from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from orjson import dumps as _orjson_dumps
@@ -19,6 +20,7 @@ from orjson import dumps as _orjson_dumps
 from . import encoding, error_handling
 from .errors import STATUS_LINES, BadStatusCodeError, status_line
 from .headers import check_header, header_value, location
+from .hooks import PLAIN_RESULTS, settle
 
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute
@@ -206,6 +208,8 @@ class Reply:
                     start_response(STATUS_LINES[status],
                                    _header_lines(headers) if self._multi_valued else list(headers.items()))
                     return [body]
+            if kind not in PLAIN_RESULTS and isawaitable(result):  # a coroutine returned at run time
+                return self.render(start_response, settle(result))
             self.sent = True
             self._payload = None if result is self else result
         elif result is not self and isinstance(result, BaseException):

@@ -85,7 +85,8 @@ def compile_response_serializers(route: Any, compile_default: Callable[..., Seri
             return compiler(schema=schema, method=route.method, url=route.url, http_status=status,
                             content_type=content_type)  # type: ignore[no-any-return]
         except Exception as error:
-            raise SchemaSerializationBuildError(route.method, route.url, error) from error
+            where = f"{route.url}, schema.response[{status!r}]" + (f" content {content_type!r}" if content_type else "")
+            raise SchemaSerializationBuildError(route.method, where, error) from error
 
     for key, entry in (route.schema.get("response") or {}).items():
         status = str(key).lower()

@@ -2,10 +2,14 @@
 declaration, and the shortcut forms (``get(path, handler)``, ``@get(path)``...)."""
 from __future__ import annotations
 
+import difflib
+import inspect
+import re
 from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, RouteDuplicatedHandlerError,
-                     RouteMethodNotSupportedError, RouteMissingHandlerError, SchemaDuplicateError)
+                     RouteHandlerSignatureError, RouteMethodNotSupportedError, RouteMissingHandlerError,
+                     RoutePathSyntaxError, RouteUnknownOptionError, SchemaDuplicateError, SchemaUnknownKeyError)
 from .hooks import REQUEST_HOOKS, check_hook
 
 if TYPE_CHECKING:
@@ -15,6 +19,62 @@ if TYPE_CHECKING:
 #: Every method a route may declare (``all`` declares each of them).
 SUPPORTED_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT", "OPTIONS", "PROPFIND",
                      "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "TRACE", "SEARCH")
+
+
+#: Every option a route accepts, and what it is for. An option not listed here is refused
+#: at declaration (a misspelt ``pre_handler`` must not serve the route unprotected): a new
+#: feature that reads a route option adds it here.
+ROUTE_OPTIONS: dict[str, str] = {
+    "method": "the HTTP method(s)",
+    "url": "the path",
+    "handler": "handler(request, reply)",
+    "schema": "the route's schemas (see SCHEMA_KEYS)",
+    "attach_validation": "put a validation failure on request.validation_error instead of answering 400",
+    "validator_compiler": "the route's own validator compiler",
+    "serializer_compiler": "the route's own serializer compiler",
+    "schema_error_formatter": "the route's own schema error formatter",
+    "error_handler": "error_handler(error, request, reply), before the contexts' error handlers",
+    "expose_head_route": "False: no HEAD route is added for this GET route",
+    "config": "free-form: anything, read back as request.route_options['config']",
+    "body_limit": "the largest body accepted, in bytes",
+    "prefix": "set by the framework: the context's prefix",
+    **{name: f"{name} hook(s) of this route only" for name in REQUEST_HOOKS},
+}
+
+#: Every key a route's ``schema`` accepts. The documentation keys are read only by
+#: documentation generators (OpenAPI); they change nothing on the request path.
+SCHEMA_KEYS: dict[str, str] = {
+    "body": "the body's schema (POST, PUT, PATCH)",
+    "querystring": "the query string's schema",
+    "query": "alias of querystring",
+    "params": "the path parameters' schema",
+    "headers": "the request headers' schema",
+    "response": "response schemas by status",
+    **{key: "documentation only" for key in ("summary", "description", "tags", "operation_id", "deprecated",
+                                             "hide", "security", "consumes", "produces")},
+}
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
+#: ``/x/<id>`` (Flask) and ``/x/{id}`` (FastAPI, OpenAPI).
+_FOREIGN_PARAMETER = re.compile(r"<(?:[^<>/:]+:)?([^<>/]+)>|\{([^{}/]+)\}")
+
+
+def suggest_name(name: str, known: Any) -> str | None:
+    """The known name meant by ``name``: its snake_case form (``preHandler`` ->
+    ``pre_handler``), or the closest known name."""
+    snake = _CAMEL_HUMP.sub(r"_\1", name).lower()
+    if snake in known:
+        return snake
+    close = difflib.get_close_matches(snake, list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _unknown_names_message(names: list[str], known: Any) -> str:
+    parts = []
+    for name in names:
+        suggestion = suggest_name(name, known)
+        parts.append(f"'{name}' (did you mean '{suggestion}'?)" if suggestion else f"'{name}'")
+    return ", ".join(parts)
 
 
 class Route:
@@ -49,8 +109,16 @@ def check_route_options(options: dict[str, Any]) -> None:
     """Refuse a route that cannot work, at declaration (Fastify's FST_ERR_ROUTE_* checks)."""
     methods = options["method"]
     url = options["url"]
-    if not callable(options.get("handler")):
+    route = f"{','.join(methods)}:{url}"
+    unknown = [name for name in options if name not in ROUTE_OPTIONS]
+    if unknown:
+        raise RouteUnknownOptionError(route, _unknown_names_message(unknown, ROUTE_OPTIONS),
+                                      ", ".join(sorted(ROUTE_OPTIONS)))
+    handler = options.get("handler")
+    if not callable(handler):
         raise RouteMissingHandlerError(",".join(methods), url)
+    check_handler_signature(handler, route)
+    check_path_syntax(url)
     for method in methods:
         if method not in SUPPORTED_METHODS:
             raise RouteMethodNotSupportedError(method)
@@ -58,6 +126,10 @@ def check_route_options(options: dict[str, Any]) -> None:
     if schema is not None and not isinstance(schema, dict):
         raise TypeError(f"The schema of route {','.join(methods)}:{url} must be a dict")
     if schema:
+        unknown = [key for key in schema if key not in SCHEMA_KEYS]
+        if unknown:
+            raise SchemaUnknownKeyError(route, _unknown_names_message(unknown, SCHEMA_KEYS),
+                                        ", ".join(SCHEMA_KEYS))
         if "query" in schema and "querystring" in schema:
             raise SchemaDuplicateError("querystring")
         if "query" in schema:
@@ -75,6 +147,35 @@ def check_route_options(options: dict[str, Any]) -> None:
             continue
         for hook in hooks if isinstance(hooks, (list, tuple)) else [hooks]:
             check_hook(name, hook)
+    error_handler = options.get("error_handler")
+    if error_handler is not None and not callable(error_handler):
+        raise TypeError(f"The error_handler of route {route} must be a function (error, request, reply), "
+                        f"got {type(error_handler).__name__}")
+    expose_head_route = options.get("expose_head_route")
+    if expose_head_route is not None and not isinstance(expose_head_route, bool):
+        raise TypeError(f"The expose_head_route option of route {route} must be True or False")
+
+
+def check_handler_signature(handler: Callable[..., Any], route: str) -> None:
+    """Refuse a handler that cannot be called as ``handler(request, reply)``."""
+    try:
+        signature = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return  # a builtin or an object without a signature: trust it
+    try:
+        signature.bind(None, None)
+    except TypeError as error:
+        name = getattr(handler, "__qualname__", None) or type(handler).__name__
+        raise RouteHandlerSignatureError(route, f"{name}{signature}", error) from None
+
+
+def check_path_syntax(url: str) -> None:
+    """Refuse Flask's ``/x/<id>`` and FastAPI's ``/x/{id}``: they would be static paths here."""
+    if not isinstance(url, str):
+        raise TypeError(f"A route's url must be a string, got {type(url).__name__}")
+    if _FOREIGN_PARAMETER.search(url):
+        fixed = _FOREIGN_PARAMETER.sub(lambda m: ":" + (m.group(1) or m.group(2)).strip(), url)
+        raise RoutePathSyntaxError(url, fixed)
 
 
 def shortcut_options(method: str | list[str], path: str, options: Any, handler: Any,

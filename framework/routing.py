@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Generic, Iterator, TypeVar
 
-from .errors import DuplicatedRouteError
+from .errors import DuplicatedRouteError, RouteParameterConflictError
 
 T = TypeVar("T")
 
@@ -37,11 +37,20 @@ class Router(Generic[T]):
         self.static: dict[str, dict[str, T]] = {}
         self._trees: dict[str, _Node[T]] = {}
         self._paths: dict[str, list[str]] = {}
+        #: Per method, each path by its shape (parameter names left out).
+        self._shapes: dict[str, dict[str, str]] = {}
 
     def add(self, method: str, path: str, value: T) -> None:
-        """Add a route; a second route for the same method and path is an error."""
+        """Add a route; a second route for the same method and path is an error, and so
+        is one that differs only in parameter names (``/x/:id``, ``/x/:name``): only one
+        of them could ever match (find-my-way refuses it too)."""
         if path in self._paths.get(method, ()):
             raise DuplicatedRouteError(method, path)
+        shapes = self._shapes.setdefault(method, {})
+        shape = path_shape(path)
+        if shape in shapes:
+            raise RouteParameterConflictError(method, path, method, shapes[shape])
+        shapes[shape] = path
         self._paths.setdefault(method, []).append(path)
         if is_static(path):
             self.static.setdefault(method, {})[path] = value
@@ -65,7 +74,8 @@ class Router(Generic[T]):
         node.param_names = tuple(names)
 
     def has(self, method: str, path: str) -> bool:
-        return path in self._paths.get(method, ())
+        """Whether a route of ``method`` has this path, or one differing only in parameter names."""
+        return path_shape(path) in self._shapes.get(method, ())
 
     def find(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
         """The route for ``method`` and ``path`` with its parameters, or ``None``."""
@@ -130,6 +140,14 @@ def _match(node: _Node[T], segments: list[str], index: int, values: list[str]) -
         rest = "/".join(segments[index:])
         return node.wildcard, dict(zip(node.wildcard_names, [*values, rest]))
     return None
+
+
+def path_shape(path: str) -> str:
+    """``path`` with its parameter names left out (``/x/:id/y`` and ``/x/:name/y`` have one shape)."""
+    if ":" not in path:
+        return path
+    return "/".join("\x00" if segment.startswith(":") and len(segment) > 1 else segment
+                    for segment in path.split("/"))
 
 
 def join_prefix(prefix: str, path: str) -> list[str]:

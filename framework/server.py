@@ -6,10 +6,13 @@ machines, because gunicorn's own per-request cost dominates a fast app.
 """
 from __future__ import annotations
 
+import errno
 import socket
 import threading
 import time
 from typing import Any, Callable
+
+from .errors import AddressInUseError
 
 Callback = Callable[[Exception | None], Any] | None
 
@@ -24,15 +27,49 @@ def serve(app: Any, *, port: int = 3000, host: str = "127.0.0.1", callback: Call
             raise
         callback(error)
         return
+    if server not in ("gunicorn", "granian"):
+        _fail(ValueError(f"unknown server {server!r}: use 'gunicorn' or 'granian'"), callback)
+        return
+    try:
+        check_bindable(host, port)
+    except OSError as error:
+        _fail(error, callback)
+        return
     if server == "gunicorn":
         _serve_gunicorn(app, host, port, workers, callback)
-    elif server == "granian":
-        _serve_granian(app, host, port, workers, callback)
     else:
-        error = ValueError(f"unknown server {server!r}: use 'gunicorn' or 'granian'")
-        if callback is None:
-            raise error
-        callback(error)
+        _serve_granian(app, host, port, workers, callback)
+
+
+def _fail(error: Exception, callback: Callback) -> None:
+    if callback is None:
+        raise error
+    callback(error)
+
+
+def check_bindable(host: str, port: int) -> None:
+    """Raise :class:`AddressInUseError` when another socket listens on ``host:port``.
+
+    Both servers bind with ``SO_REUSEADDR``, as this check does: a port whose last
+    connections linger in TIME_WAIT is free for them, one another process listens on is
+    not. Without the check gunicorn retries for five seconds and exits with a bare code,
+    and granian panics after its readiness probe has reached the other process.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        return  # the server reports an unknown host itself
+    for family, kind, proto, _, address in infos[:1]:
+        probe = socket.socket(family, kind, proto)
+        try:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise AddressInUseError(host, port) from None
+            raise
+        finally:
+            probe.close()
 
 
 def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Callback) -> None:
@@ -54,7 +91,11 @@ def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Call
     except SystemExit as exit_:
         if exit_.code in (0, None):
             return
-        error = RuntimeError(f"gunicorn could not serve on {host}:{port} (exit code {exit_.code})")
+        error: Exception = RuntimeError(f"gunicorn could not serve on {host}:{port} (exit code {exit_.code})")
+        try:
+            check_bindable(host, port)  # taken since the check before starting?
+        except OSError as in_use:
+            error = in_use
         if callback is None:
             raise error from None
         callback(error)
@@ -73,8 +114,14 @@ def _serve_granian(app: Any, host: str, port: int, workers: int, callback: Callb
     if callback is not None:
         threading.Thread(target=_announce_when_listening, args=(host, port, callback), daemon=True).start()
     # Workers are forked, so the loader may simply close over the app.
-    Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers) \
-        .serve(target_loader=lambda *_: app, wrap_loader=False)
+    try:
+        Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers) \
+            .serve(target_loader=lambda *_: app, wrap_loader=False)
+    except RuntimeError as error:
+        # Taken since the check before starting: granian's message carries a Rust backtrace.
+        if not str(error).startswith("Address already in use"):
+            raise
+        _fail(AddressInUseError(host, port), callback)
 
 
 def _announce_when_listening(host: str, port: int, callback: Callable[[Exception | None], Any],
