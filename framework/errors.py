@@ -391,6 +391,9 @@ class UnresolvableRefError(LookupError):
         super().__init__(f"can't resolve reference {ref}")
         self.ref = ref
 
+    def __reduce__(self) -> Any:
+        return type(self), (self.ref,)
+
 
 class SchemaCompileError(ValueError):
     """An engine cannot compile the schema: a bad keyword value, an unknown ``format`` or

@@ -439,8 +439,11 @@ def _error_classes():
 
 
 def _instance(cls):
-    parameters = [p for p in inspect.signature(cls).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    try:
+        signature = inspect.signature(cls).parameters.values()
+    except ValueError:  # a built-in exception's own __init__
+        signature = []
+    parameters = [p for p in signature if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
     if cls is errors_module.SchemaValidationFailure:
         return cls([{"message": "should be integer", "instance_path": "/a"}])
     if parameters:
