@@ -35,7 +35,8 @@ its context, so its siblings stay public.
 Items (in memory, one store per process: run a single worker):
 
 - ``POST /items`` with ``{"name": str 1-100, "price": number >= 0, "tags": [str] <= 5}``:
-  201 and the item; undeclared input properties are dropped by the body schema
+  201 and the item (the body is validated without type coercion: ``"price": "1"`` or a
+  ``null`` tag is a 400); undeclared input properties are dropped by the body schema
   (``additionalProperties: false``), and the store's bookkeeping (``revision``) by the
   response schema.
 - ``GET /items?limit=N`` (1-100, default 20), ``GET /items/:id``, ``PUT /items/:id``
@@ -49,6 +50,7 @@ import threading
 from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
+from framework.validation import ValidatorEngine
 from plugins.bearer_auth import bearer_auth
 from plugins.openapi import openapi
 
@@ -149,6 +151,15 @@ def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
     instance.add_schema(ITEM_INPUT)
     instance.add_schema(ITEM)
     instance.add_schema(ERROR)
+    # A JSON body is typed already: it is validated without coercion (a null tag is a 400,
+    # not ""), while the querystring and path parameters, which arrive as text, are coerced.
+    strict, coercing = ValidatorEngine({"coerce_types": False}), ValidatorEngine()
+
+    def compile_validator(schema: Any, method: str, url: str, http_part: str) -> Any:
+        engine = strict if http_part == "body" else coercing
+        return engine.compile(schema, shared=instance.get_schemas(), http_part=http_part)
+
+    instance.set_validator_compiler(compile_validator)
 
     @instance.get("/", schema={
         "summary": "List the items", "tags": ["items"], "operation_id": "listItems",

@@ -49,6 +49,12 @@ Options:
     route bearer_auth guards the ``401``, with the framework's error body
     (``components/schemas/FrameworkError``), unless the route declares that status (or its
     class) itself.
+``remove_additional``
+    ``True`` (default, as the validator's ``remove_additional`` default): the validator
+    drops the properties ``additionalProperties: false`` forbids instead of refusing the
+    request, so the document leaves ``additionalProperties: false`` out (responses only
+    ever carry declared properties anyway). ``False`` (a validator that refuses them):
+    kept.
 ``transform``
     ``transform(operation, route) -> operation``: rewrite each operation (a dict) before it
     enters the document; ``route`` has ``method``, ``url``, ``schema``, ``options`` and
@@ -131,7 +137,7 @@ _ERROR_BODY = {
 }
 _DOC_KEYS = ("summary", "description", "tags", "deprecated", "security")
 _OPTIONS = ("info", "servers", "tags", "external_docs", "security", "components", "route_prefix", "ui",
-            "error_responses", "transform")
+            "error_responses", "transform", "remove_additional")
 _IGNORED = ("prefix",)
 _COMPONENT_NAME = re.compile(r"[^A-Za-z0-9._-]")
 #: Keywords whose values map names to subschemas (a token after them is a name, not a keyword).
@@ -231,13 +237,15 @@ def _anchor_tokens(document: Any, anchor: str) -> list[str] | None:
     return None
 
 
-def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None) -> Any:
+def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None, closed: bool = True) -> Any:
     """A draft 7 schema as OpenAPI 3.1 (JSON Schema 2020-12) writes it (a new value).
 
     ``definitions`` become ``$defs``, ``nullable: true`` adds ``"null"`` to ``type``, tuple
     ``items`` become ``prefixItems`` (and ``additionalItems`` ``items``), ``dependencies``
     ``dependentRequired``/``dependentSchemas``; ``$id`` and ``errorMessage`` are dropped and
-    each ``$ref`` goes through ``ref`` (unchanged without it).
+    each ``$ref`` goes through ``ref`` (unchanged without it). ``closed=False`` drops
+    ``additionalProperties: false`` (for a validator that removes undeclared properties
+    rather than refusing them).
 
     >>> to_openapi_schema({"type": "string", "nullable": True, "errorMessage": "no"})
     {'type': ['string', 'null']}
@@ -245,7 +253,7 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None) -> A
     {'$defs': {'a': {'type': 'integer'}}, '$ref': '#/definitions/a'}
     """
     if isinstance(schema, list):
-        return [to_openapi_schema(item, ref) for item in schema]
+        return [to_openapi_schema(item, ref, closed) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
@@ -258,7 +266,7 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None) -> A
         elif key == "$ref" and isinstance(value, str):
             out[key] = ref(value) if ref else value
         elif key in _NAME_MAPS and isinstance(value, dict):
-            converted = {name: to_openapi_schema(sub, ref) for name, sub in value.items()}
+            converted = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
             if key == "definitions":
                 out["$defs"] = {**out.get("$defs", {}), **converted}
             elif key == "dependencies":
@@ -271,13 +279,15 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None) -> A
             else:
                 out[key] = {**out.get(key, {}), **converted} if key == "$defs" else converted
         elif key == "items" and tuple_items:
-            out["prefixItems"] = to_openapi_schema(value, ref)
+            out["prefixItems"] = to_openapi_schema(value, ref, closed)
         elif key == "additionalItems" and tuple_items:
-            out["items"] = to_openapi_schema(value, ref)
+            out["items"] = to_openapi_schema(value, ref, closed)
         elif key == "additionalItems":
             continue  # ignored by draft 7 without tuple items
         elif key in _SCHEMA_LISTS or key in _SCHEMA_SINGLES or key == "items":
-            out[key] = to_openapi_schema(value, ref)
+            if key == "additionalProperties" and value is False and not closed:
+                continue
+            out[key] = to_openapi_schema(value, ref, closed)
         else:
             out[key] = copy.deepcopy(value)
     if schema.get("nullable") is True:
@@ -297,7 +307,8 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None) -> A
 class _Components:
     """``components/schemas``: the shared schemas by identity, and hoisted inline schemas."""
 
-    def __init__(self) -> None:
+    def __init__(self, closed: bool = True) -> None:
+        self.closed = closed
         self.schemas: dict[str, Any] = {}
         self.by_identity: dict[int, str] = {}
         self.pending: list[tuple[str, Any, Mapping[str, Any]]] = []
@@ -330,7 +341,7 @@ class _Components:
         its references pointed at components."""
         def ref(value: str) -> str:
             return self.reference(value, schema, name, shared)
-        return to_openapi_schema(schema, ref)
+        return to_openapi_schema(schema, ref, self.closed)
 
     def reference(self, ref: str, document: Any, name: str | None, shared: Mapping[str, Any]) -> str:
         location, _, fragment = ref.partition("#")
@@ -452,7 +463,8 @@ class _OperationBuilder:
             doc_name = None
 
         def convert(sub: Any) -> Any:
-            return to_openapi_schema(sub, lambda ref: self.components.reference(ref, document, doc_name, self.shared))
+            return to_openapi_schema(sub, lambda ref: self.components.reference(ref, document, doc_name, self.shared),
+                                     self.components.closed)
 
         properties = {name: convert(sub) for name, sub in schema["properties"].items()}
         required = [r for r in schema.get("required", []) if isinstance(r, str)]
@@ -575,7 +587,7 @@ def build_document(context: Any, options: Mapping[str, Any] | None = None) -> di
     """The OpenAPI 3.1 document of ``context``'s routes and its descendants' (after ``ready()``
     has loaded every plugin). ``options`` as the plugin's."""
     options = dict(options or {})
-    components = _Components()
+    components = _Components(closed=not options.get("remove_additional", True))
     paths: dict[str, dict[str, Any]] = {}
     seen: set[tuple[str, int]] = set()
     operation_ids: dict[str, str] = {}
