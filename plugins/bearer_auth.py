@@ -78,6 +78,10 @@ unknown key, or ``auth`` returned ``False``            401  ``invalid authorizat
 ``auth`` returned something other than a bool          500  ``internal server error``           (none)
 =====================================================  ===  ==================================  ======================================
 
+Documentation tools learn what is guarded from the public ``bearer_auth_guard`` decorator
+(a :class:`BearerAuthGuard`) of the registering context: ``plugins.openapi`` marks those
+routes with an HTTP bearer security scheme.
+
 The header never echoes the key. Bad options (no ``keys`` and no ``auth``, ``keys`` a
 string or not iterable, a key that is not a non-empty string, an unknown
 ``spec_compliance``) fail ``ready()`` with a :class:`BearerAuthOptionsError`.

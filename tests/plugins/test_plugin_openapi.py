@@ -425,3 +425,27 @@ def test_without_routes_served():
     app.ready()
     assert app.inject(url="/documentation/json").status_code == 404
     assert list(app.openapi()["paths"]) == ["/a"]
+
+
+def test_remove_additional_false_keeps_closed_objects():
+    schema = {"type": "object", "additionalProperties": False, "properties": {"a": {"type": "string"}}}
+    default = build(lambda app: app.post("/x", {"schema": {"body": schema}}, ok))
+    kept = build(lambda app: app.post("/x", {"schema": {"body": schema}}, ok), remove_additional=False)
+
+    def body(doc):
+        return doc["paths"]["/x"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+
+    assert "additionalProperties" not in body(default)
+    assert body(kept)["additionalProperties"] is False
+
+
+def test_docstring_example_and_doctests():
+    import doctest
+
+    import plugins.openapi
+    from test_plugin_docstrings import first_example
+
+    namespace = first_example(plugins.openapi)
+    assert "/items/{id}" in namespace["document"]["paths"]
+    result = doctest.testmod(plugins.openapi)
+    assert result.attempted > 0 and result.failed == 0
