@@ -113,7 +113,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin
 
 from framework import plugin
 from framework.schemas import UnresolvableRefError, iter_subschemas, normalize_input_schema, resolve_ref
@@ -178,7 +178,6 @@ def _expanded(schema: Any, shared: Mapping[str, Any]) -> Any:
 
 
 def _pointer_tokens(fragment: str) -> list[str]:
-    from urllib.parse import unquote
     return [unquote(t).replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]]
 
 
@@ -196,9 +195,7 @@ def _converted_tokens(tokens: list[str], document: Any) -> list[str]:
         if keyword and token == "definitions":
             out.append("$defs")
         elif keyword and token == "dependencies":
-            value = node.get(token) if isinstance(node, dict) else None
             out.append("dependentSchemas")  # only schema-valued dependencies can be pointed at
-            del value
         elif keyword and token == "items" and isinstance(node.get("items"), list):
             out.append("prefixItems")
         else:
