@@ -35,7 +35,8 @@ its context, so its siblings stay public.
 Items (in memory, one store per process: run a single worker):
 
 - ``POST /items`` with ``{"name": str 1-100, "price": number >= 0, "tags": [str] <= 5}``:
-  201 and the item; undeclared input properties are dropped by the body schema
+  201 and the item (the body is validated without type coercion: ``"price": "1"`` or a
+  ``null`` tag is a 400); undeclared input properties are dropped by the body schema
   (``additionalProperties: false``), and the store's bookkeeping (``revision``) by the
   response schema.
 - ``GET /items?limit=N`` (1-100, default 20), ``GET /items/:id``, ``PUT /items/:id``
@@ -49,7 +50,10 @@ import threading
 from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
+from framework.errors import InvalidMediaTypeError
+from framework.validation import ValidatorEngine
 from plugins.bearer_auth import bearer_auth
+from plugins.openapi import openapi
 
 #: The key accepted when ``API_KEYS`` is not set. For trying the example only.
 DEMO_KEY = "demo-key"
@@ -80,6 +84,14 @@ ITEM = {
     },
 }
 ITEM_ID = {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer", "minimum": 1}}}
+#: The body of the framework's error replies (the 404 ``ITEM_NOT_FOUND``).
+ERROR = {
+    "$id": "error",
+    "type": "object",
+    "properties": {"statusCode": {"type": "integer"}, "code": {"type": "string"},
+                   "error": {"type": "string"}, "message": {"type": "string"}},
+}
+NOT_FOUND = {"description": "No item has this id", "$ref": "error#"}
 
 
 def api_keys_from_env(environ: Any = os.environ) -> list[str]:
@@ -139,28 +151,52 @@ def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
     store = ItemStore()
     instance.add_schema(ITEM_INPUT)
     instance.add_schema(ITEM)
+    instance.add_schema(ERROR)
+    # A JSON body is typed already: it is validated without coercion (a null tag is a 400,
+    # not ""), while the querystring and path parameters, which arrive as text, are coerced.
+    strict, coercing = ValidatorEngine({"coerce_types": False}), ValidatorEngine()
+
+    def compile_validator(schema: Any, method: str, url: str, http_part: str) -> Any:
+        engine = strict if http_part == "body" else coercing
+        return engine.compile(schema, shared=instance.get_schemas(), http_part=http_part)
+
+    instance.set_validator_compiler(compile_validator)
+
+    def json_only(request: Any, reply: Any) -> None:
+        """The items API reads JSON only: another media type is a 415, not a str body."""
+        if request.media_type is not None and not request.media_type.is_json:
+            raise InvalidMediaTypeError(request.media_type.essence)
+
+    instance.add_hook("pre_validation", json_only)
 
     @instance.get("/", schema={
-        "querystring": {"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}},
+        "summary": "List the items", "tags": ["items"], "operation_id": "listItems",
+        "querystring": {"limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20,
+                                  "description": "How many items at most"}},
         "response": {200: {"type": "object", "properties": {"items": {"type": "array", "items": {"$ref": "item#"}}}}},
     })
     def list_items(request: Any, reply: Any) -> Any:
         return {"items": store.list(request.query["limit"])}
 
-    @instance.post("/", schema={"body": {"$ref": "item-input#"}, "response": {201: {"$ref": "item#"}}})
+    @instance.post("/", schema={"summary": "Create an item", "tags": ["items"], "operation_id": "createItem",
+                                "body": {"$ref": "item-input#"}, "response": {201: {"$ref": "item#"}}})
     def create_item(request: Any, reply: Any) -> Any:
         return reply.code(201).send(store.create(request.body))
 
-    @instance.get("/:id", schema={"params": ITEM_ID, "response": {200: {"$ref": "item#"}}})
+    @instance.get("/:id", schema={"summary": "Read an item", "tags": ["items"], "operation_id": "getItem",
+                                  "params": ITEM_ID, "response": {200: {"$ref": "item#"}, 404: NOT_FOUND}})
     def get_item(request: Any, reply: Any) -> Any:
         return store.get(request.params["id"])
 
-    @instance.put("/:id", schema={"params": ITEM_ID, "body": {"$ref": "item-input#"},
-                                  "response": {200: {"$ref": "item#"}}})
+    @instance.put("/:id", schema={"summary": "Replace an item", "tags": ["items"], "operation_id": "replaceItem",
+                                  "params": ITEM_ID, "body": {"$ref": "item-input#"},
+                                  "response": {200: {"$ref": "item#"}, 404: NOT_FOUND}})
     def replace_item(request: Any, reply: Any) -> Any:
         return store.replace(request.params["id"], request.body)
 
-    @instance.delete("/:id", schema={"params": ITEM_ID})
+    @instance.delete("/:id", schema={"summary": "Delete an item", "tags": ["items"], "operation_id": "deleteItem",
+                                     "params": ITEM_ID,
+                                     "response": {204: {"description": "Deleted", "type": "null"}, 404: NOT_FOUND}})
     def delete_item(request: Any, reply: Any) -> Any:
         store.delete(request.params["id"])
         return reply.code(204).send()
@@ -170,6 +206,10 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
     """Build the example application (``api_keys`` default: :func:`api_keys_from_env`)."""
     app = Framework()
     app.decorate_request("root_decorator", "root")
+    # GET /documentation (Swagger UI) and /documentation/json: every route of the application.
+    app.register(openapi, info={"title": "framework example", "version": "1.0.0",
+                                "description": "Encapsulation, bearer authentication and a validated CRUD API."},
+                 tags=[{"name": "items", "description": "The in-memory item store"}])
 
     def private(instance: Any, opts: dict[str, Any]) -> None:
         instance.register(bearer_auth, keys=opts["keys"])

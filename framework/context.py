@@ -359,6 +359,15 @@ class Context:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._name!r} prefix={self._prefix!r}>"
 
+    # Introspection.
+    def routes(self, include_descendants: bool = True) -> list[Route]:
+        """The routes declared in this context (and, by default, its descendants), in
+        declaration order per context, breadth first. Each has ``method``, ``url`` (prefix
+        included), ``options``, ``schema`` and ``context``. The ``HEAD`` routes ``ready()``
+        adds for ``GET`` routes and the not-found routes are not among them."""
+        contexts = self.walk() if include_descendants else [self]
+        return [route for context in contexts for route in context._routes]
+
 
 class _RouteDecorator:
     """What ``@app.get(path, ...)`` returns: declares the route with the decorated function."""

@@ -81,6 +81,10 @@ unknown key, or ``auth`` returned ``False``            401  ``invalid authorizat
 ``auth`` returned something other than a bool          500  ``internal server error``           (none)
 =====================================================  ===  ==================================  ======================================
 
+Documentation tools learn what is guarded from the public ``bearer_auth_guard`` decorator
+(a :class:`BearerAuthGuard`) of the registering context: ``plugins.openapi`` marks those
+routes with an HTTP bearer security scheme.
+
 The header never echoes the key. Bad options (no ``keys`` and no ``auth``, ``keys`` a
 string or not iterable, a key that is not a non-empty string, an unknown
 ``spec_compliance``) fail ``ready()`` with a :class:`BearerAuthOptionsError`.
@@ -97,7 +101,7 @@ from typing import Any
 from framework import plugin, run_coroutine
 from framework.errors import FrameworkError, create_error
 
-__all__ = ["bearer_auth", "BearerAuthOptionsError", "MissingAuthorizationHeaderError",
+__all__ = ["bearer_auth", "BearerAuthGuard", "BearerAuthOptionsError", "MissingAuthorizationHeaderError",
            "InvalidAuthorizationHeaderError", "InvalidAuthResultError"]
 
 MissingAuthorizationHeaderError = create_error(
@@ -282,6 +286,40 @@ def _bearer_auth(instance: Any, opts: Mapping[str, Any]) -> None:
     else:
         instance.decorate("verify_bearer_auth", verifier)
         instance.decorate("verify_bearer_auth_factory", _Factory(verifier))
+    _mark_guarded(instance, add_hook)
+
+
+class BearerAuthGuard:
+    """``instance.bearer_auth_guard``: what the plugin guards, for documentation tools
+    (``plugins.openapi`` asks ``route.context.has_decorator("bearer_auth_guard")``, then
+    ``guards(route)``). Visible in the registering context and its descendants.
+    """
+
+    __slots__ = ("context", "hooked", "parent")
+
+    def __init__(self, context: Any, parent: "BearerAuthGuard | None") -> None:
+        self.context = context
+        self.hooked = False  # an on_request hook guards every route here and below
+        self.parent = parent
+
+    def guards(self, route: Any) -> bool:
+        """Whether a request of ``route`` must carry an accepted key."""
+        guard: BearerAuthGuard | None = self
+        while guard is not None:
+            if guard.hooked:
+                return True
+            guard = guard.parent
+        return any(isinstance(hook, BearerVerifier)
+                   for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler")
+                   for hook in route.own_hooks(name))
+
+
+def _mark_guarded(instance: Any, add_hook: bool) -> None:
+    guard = instance.bearer_auth_guard if instance.has_decorator("bearer_auth_guard") else None
+    if guard is None or guard.context is not instance:
+        guard = BearerAuthGuard(instance, guard)
+        instance.decorate("bearer_auth_guard", guard)
+    guard.hooked = guard.hooked or add_hook
 
 
 class _Factory:

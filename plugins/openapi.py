@@ -1,0 +1,794 @@
+"""OpenAPI 3.1 from the route schemas, and an interactive documentation page (@fastify/swagger
+and @fastify/swagger-ui in one plugin).
+
+``openapi`` is wrapped with ``plugin(...)``: it documents the routes of the context that
+registers it and of that context's descendants (registered on the root: every route), and
+adds ``instance.openapi()`` there::
+
+    from framework import Framework
+    from plugins.openapi import openapi
+
+    app = Framework()
+    app.register(openapi, info={"title": "Items", "version": "1.0.0"},
+                 servers=[{"url": "http://127.0.0.1:3000"}])
+
+    @app.get("/items/:id", schema={
+        "summary": "One item", "tags": ["items"],
+        "params": {"id": {"type": "integer"}},
+        "response": {200: {"type": "object", "properties": {"id": {"type": "integer"}}}},
+    })
+    def get_item(request, reply):
+        return {"id": request.params["id"]}
+
+    app.ready()
+    document = app.openapi()   # a dict; also GET /documentation/json
+    assert "/items/{id}" in document["paths"]
+
+``GET /documentation/json`` answers the document and ``GET /documentation`` Swagger UI 5
+(served from the ``swagger-ui-bundle-v2`` package, ``pip install 'framework[openapi]'``,
+under ``/documentation/static/``: no CDN, it works offline). ``python -m framework openapi
+module:app`` prints the document.
+
+Options:
+
+``info``
+    The document's ``info`` (default ``{"title": "API", "version": "0.1.0"}``).
+``servers``, ``tags``, ``external_docs``, ``security``
+    Copied to the document (``security``: the requirement of every operation that does not
+    set its own).
+``components``
+    Merged into ``components`` (e.g. your own ``securitySchemes``).
+``route_prefix``
+    Where the page and the document are served (``"/documentation"``, under the
+    registering context's prefix); ``None``: not served (``instance.openapi()`` only).
+``ui``
+    ``True`` (default): serve Swagger UI at ``route_prefix``. Without the
+    ``swagger-ui-bundle-v2`` package the page says how to install it.
+``error_responses``
+    ``True`` (default): a route that validates inputs documents the ``400`` it answers, a
+    route bearer_auth guards the ``401``, with the framework's error body
+    (``components/schemas/FrameworkError``), unless the route declares that status (or its
+    class) itself.
+``remove_additional``
+    ``True`` (default, as the validator's ``remove_additional`` default): the validator
+    drops the properties ``additionalProperties: false`` forbids instead of refusing the
+    request, so the document leaves ``additionalProperties: false`` out (responses only
+    ever carry declared properties anyway). ``False`` (a validator that refuses them):
+    kept.
+``transform``
+    ``transform(operation, route) -> operation``: rewrite each operation (a dict) before it
+    enters the document; ``route`` has ``method``, ``url``, ``schema``, ``options`` and
+    ``context``.
+
+What becomes of a route (one operation per method and path):
+
+- ``params``: one path parameter per ``:name`` of the URL (``{name}`` in the path); a
+  trailing wildcard ``*`` is the parameter ``{*}`` (the rest of the path, ``/`` included).
+- ``querystring`` and ``headers`` (the short form too): one query or header parameter per
+  property, ``required`` from the schema's ``required`` (header names lower-cased, as they
+  are validated). A schema without ``properties`` is one free-form ``style: form`` object.
+- ``body`` (``POST``, ``PUT``, ``PATCH``): ``requestBody`` under ``application/json`` (or
+  the media types of ``consumes``), or the media types of a ``content`` map; required.
+- ``response``: ``responses`` by exact status, class (``2xx`` becomes ``2XX``) or
+  ``default``; a ``content`` map keeps its media types; ``produces`` lists the media types
+  of a plain schema (default ``application/json``); the entry's ``description`` is the
+  response's (default: the status's reason phrase). A route without response schemas
+  documents ``default``.
+- Documentation keys of ``schema``: ``summary``, ``description``, ``tags``,
+  ``operation_id`` (checked unique: a duplicate fails ``ready()`` with
+  :class:`OpenAPIError`), ``deprecated``, ``security``, ``external_docs``, ``hide``
+  (the route is left out), ``consumes`` and ``produces``.
+- A route that ``plugins.bearer_auth`` guards (its context and descendants, or a route with
+  its ``verify_bearer_auth`` hook) requires ``bearerAuth`` (an HTTP bearer scheme in
+  ``components/securitySchemes``); other routes carry no requirement.
+
+Not documented: the ``HEAD`` routes ``ready()`` adds for ``GET`` routes (a ``HEAD`` route
+you declare is), the not-found routes, methods OpenAPI has no field for (``PROPFIND``,
+``SEARCH``...), the ``/`` twin of a prefixed route ``/`` (``/items`` is documented,
+``/items/`` not), and this plugin's own routes.
+
+Schemas are the ones the validators and serializers compile: input schemas go through
+:func:`framework.schemas.normalize_input_schema` as ``framework.inputs`` does, and then
+draft 7 becomes OpenAPI 3.1's JSON Schema: shared schemas (``add_schema``) become
+``components/schemas`` (their ``$id`` as the name, characters OpenAPI refuses replaced by
+``_``) and every ``$ref`` form (``#name``, ``#/definitions/x``, ``id#``,
+``id#/definitions/x``, ``id#/properties/x``, ``id#name``) is rewritten to point there; an
+inline schema with local references becomes a component of its own
+(``<method>_<path>.<part>``); ``definitions`` become ``$defs``, ``nullable: true`` a type
+list, tuple ``items`` ``prefixItems``, ``dependencies`` ``dependentRequired`` /
+``dependentSchemas``; ``$merge``/``$patch`` (``plugins.merge_patch``) are expanded and
+``errorMessage`` (``plugins.error_messages``) removed.
+
+The document is built once, at ``ready()`` (an ``on_ready`` hook), and its JSON kept:
+``GET /documentation/json`` sends those bytes and builds nothing.
+"""
+from __future__ import annotations
+
+import copy
+import html
+import json
+import re
+import threading
+from collections.abc import Mapping
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import unquote, urljoin
+
+from framework import plugin
+from framework.schemas import UnresolvableRefError, iter_subschemas, normalize_input_schema, resolve_ref
+
+__all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
+
+OPENAPI_VERSION = "3.1.0"
+#: Route methods with an operation field in a path item.
+OPENAPI_METHODS = ("GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE")
+BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
+SECURITY_SCHEME = "bearerAuth"
+ERROR_SCHEMA = "FrameworkError"
+_ERROR_BODY = {
+    "type": "object",
+    "properties": {
+        "statusCode": {"type": "integer"},
+        "code": {"type": "string"},
+        "error": {"type": "string"},
+        "message": {"type": "string"},
+    },
+}
+_DOC_KEYS = ("summary", "description", "tags", "deprecated", "security")
+_OPTIONS = ("info", "servers", "tags", "external_docs", "security", "components", "route_prefix", "ui",
+            "error_responses", "transform", "remove_additional")
+_IGNORED = ("prefix",)
+_COMPONENT_NAME = re.compile(r"[^A-Za-z0-9._-]")
+#: Keywords whose values map names to subschemas (a token after them is a name, not a keyword).
+_NAME_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
+_SCHEMA_SINGLES = ("additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if",
+                   "then", "else")
+_DATA = ("enum", "const", "default", "examples", "example")
+
+
+class OpenAPIError(ValueError):
+    """Options or routes the document cannot be built from (fails ``ready()``)."""
+
+
+# --------------------------------------------------------------------------- schemas
+
+def _has_merge_patch(schema: Any) -> bool:
+    return any("$merge" in node or "$patch" in node for node in _all_dicts(schema))
+
+
+def _all_dicts(node: Any):
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _expanded(schema: Any, shared: Mapping[str, Any]) -> Any:
+    """``$merge``/``$patch`` resolved as ``plugins.merge_patch`` resolves them for the validator."""
+    if not _has_merge_patch(schema):
+        return schema
+    from plugins.merge_patch import expand
+    return expand(schema, shared)
+
+
+def _pointer_tokens(fragment: str) -> list[str]:
+    return [unquote(t).replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]]
+
+
+def _pointer(tokens: list[str]) -> str:
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def _converted_tokens(tokens: list[str], document: Any) -> list[str]:
+    """A pointer's tokens into a draft 7 schema, as tokens into its converted form."""
+    out = []
+    node = document
+    name_position = False
+    for token in tokens:
+        keyword = not name_position and isinstance(node, dict)
+        if keyword and token == "definitions":
+            out.append("$defs")
+        elif keyword and token == "dependencies":
+            out.append("dependentSchemas")  # only schema-valued dependencies can be pointed at
+        elif keyword and token == "items" and isinstance(node.get("items"), list):
+            out.append("prefixItems")
+        else:
+            out.append(token)
+        name_position = keyword and token in _NAME_MAPS
+        if isinstance(node, dict):
+            node = node.get(token)
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            node = None
+    return out
+
+
+def _anchor_tokens(document: Any, anchor: str) -> list[str] | None:
+    """The pointer tokens of the subschema whose ``$id`` is ``anchor`` (``#name``)."""
+    stack: list[tuple[Any, list[str]]] = [(document, [])]
+    while stack:
+        node, tokens = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("$id") == anchor:
+            return tokens
+        for key in _NAME_MAPS:
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.extend((sub, [*tokens, key, name]) for name, sub in value.items())
+        for key in (*_SCHEMA_LISTS, "items"):
+            value = node.get(key)
+            if isinstance(value, list):
+                stack.extend((sub, [*tokens, key, str(i)]) for i, sub in enumerate(value))
+        for key in (*_SCHEMA_SINGLES, "items"):
+            value = node.get(key)
+            if isinstance(value, dict):
+                stack.append((value, [*tokens, key]))
+    return None
+
+
+def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None, closed: bool = True) -> Any:
+    """A draft 7 schema as OpenAPI 3.1 (JSON Schema 2020-12) writes it (a new value).
+
+    ``definitions`` become ``$defs``, ``nullable: true`` adds ``"null"`` to ``type``, tuple
+    ``items`` become ``prefixItems`` (and ``additionalItems`` ``items``), ``dependencies``
+    ``dependentRequired``/``dependentSchemas``; ``$id`` and ``errorMessage`` are dropped and
+    each ``$ref`` goes through ``ref`` (unchanged without it). ``closed=False`` drops
+    ``additionalProperties: false`` (for a validator that removes undeclared properties
+    rather than refusing them).
+
+    >>> to_openapi_schema({"type": "string", "nullable": True, "errorMessage": "no"})
+    {'type': ['string', 'null']}
+    >>> to_openapi_schema({"definitions": {"a": {"type": "integer"}}, "$ref": "#/definitions/a"})
+    {'$defs': {'a': {'type': 'integer'}}, '$ref': '#/definitions/a'}
+    """
+    if isinstance(schema, list):
+        return [to_openapi_schema(item, ref, closed) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    tuple_items = isinstance(schema.get("items"), list)
+    for key, value in schema.items():
+        if key in ("$id", "errorMessage", "nullable", "$schema"):
+            continue
+        if key in _DATA:
+            out[key] = copy.deepcopy(value)
+        elif key == "$ref" and isinstance(value, str):
+            out[key] = ref(value) if ref else value
+        elif key in _NAME_MAPS and isinstance(value, dict):
+            converted = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
+            if key == "definitions":
+                out["$defs"] = {**out.get("$defs", {}), **converted}
+            elif key == "dependencies":
+                required = {k: v for k, v in converted.items() if isinstance(v, list)}
+                schemas = {k: v for k, v in converted.items() if not isinstance(v, list)}
+                if required:
+                    out["dependentRequired"] = required
+                if schemas:
+                    out["dependentSchemas"] = schemas
+            else:
+                out[key] = {**out.get(key, {}), **converted} if key == "$defs" else converted
+        elif key == "items" and tuple_items:
+            out["prefixItems"] = to_openapi_schema(value, ref, closed)
+        elif key == "additionalItems" and tuple_items:
+            out["items"] = to_openapi_schema(value, ref, closed)
+        elif key == "additionalItems":
+            continue  # ignored by draft 7 without tuple items
+        elif key in _SCHEMA_LISTS or key in _SCHEMA_SINGLES or key == "items":
+            if key == "additionalProperties" and value is False and not closed:
+                continue
+            out[key] = to_openapi_schema(value, ref, closed)
+        else:
+            out[key] = copy.deepcopy(value)
+    if schema.get("nullable") is True:
+        kind = out.get("type")
+        if isinstance(kind, str) and kind != "null":
+            out["type"] = [kind, "null"]
+        elif isinstance(kind, list) and "null" not in kind:
+            out["type"] = [*kind, "null"]
+        elif kind is None:
+            if "enum" in out and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
+            elif "enum" not in out:
+                out = {"anyOf": [out, {"type": "null"}]} if out else {}
+    return out
+
+
+class _Components:
+    """``components/schemas``: the shared schemas by identity, and hoisted inline schemas."""
+
+    def __init__(self, closed: bool = True) -> None:
+        self.closed = closed
+        self.schemas: dict[str, Any] = {}
+        self.by_identity: dict[int, str] = {}
+        self.pending: list[tuple[str, Any, Mapping[str, Any]]] = []
+
+    def _name(self, wanted: str) -> str:
+        base = _COMPONENT_NAME.sub("_", wanted.rstrip("#")) or "schema"
+        name, n = base, 2
+        while name in self.schemas:
+            name, n = f"{base}_{n}", n + 1
+        return name
+
+    def shared(self, schema: Any, schema_id: str, shared: Mapping[str, Any]) -> str:
+        """The component name of a shared schema (as a context sees it), added on first use."""
+        key = id(schema)
+        if key not in self.by_identity:
+            name = self._name(schema_id)
+            self.by_identity[key] = name
+            self.schemas[name] = None  # reserved; converted below (it may reference itself)
+            self.schemas[name] = self.convert(_expanded(schema, shared), name, shared)
+        return self.by_identity[key]
+
+    def hoist(self, schema: Any, wanted: str, shared: Mapping[str, Any]) -> str:
+        name = self._name(wanted)
+        self.schemas[name] = None
+        self.schemas[name] = self.convert(schema, name, shared)
+        return name
+
+    def convert(self, schema: Any, name: str | None, shared: Mapping[str, Any]) -> Any:
+        """``schema`` (a document of its own, stored as component ``name`` when given) converted,
+        its references pointed at components."""
+        def ref(value: str) -> str:
+            return self.reference(value, schema, name, shared)
+        return to_openapi_schema(schema, ref, self.closed)
+
+    def reference(self, ref: str, document: Any, name: str | None, shared: Mapping[str, Any]) -> str:
+        location, _, fragment = ref.partition("#")
+        if location:
+            base = document.get("$id", "") if isinstance(document, dict) else ""
+            base = "" if not isinstance(base, str) or base.startswith("#") else base
+            target_id = next((c for c in dict.fromkeys((urljoin(base, location) if base else location, location))
+                              if c in shared), None)
+            if target_id is None:
+                raise OpenAPIError(f"can't resolve reference {ref}")
+            target_doc = shared[target_id]
+            component = self.shared(target_doc, target_id, shared)
+        else:
+            if name is None:
+                raise OpenAPIError(f"local reference {ref} outside a component")  # hoisted before
+            target_doc, component = document, name
+        if not fragment:
+            tokens: list[str] = []
+        elif fragment.startswith("/"):
+            tokens = _converted_tokens(_pointer_tokens(fragment), target_doc)
+        else:
+            found = _anchor_tokens(target_doc, "#" + fragment)
+            if found is None:
+                raise OpenAPIError(f"can't resolve reference {ref}")
+            tokens = _converted_tokens(found, target_doc)
+        return "#/components/schemas/" + component.replace("~", "~0").replace("/", "~1") + _pointer(tokens)
+
+
+def _has_local_ref(schema: Any) -> bool:
+    return any(isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") for node in iter_subschemas(schema))
+
+
+# --------------------------------------------------------------------------- operations
+
+def _openapi_path(url: str) -> tuple[str, list[str]]:
+    """``/items/:id`` -> ``/items/{id}``; the names of the path parameters, in order."""
+    names = []
+    segments = url.split("/")
+    for index, segment in enumerate(segments):
+        if segment.startswith(":") and len(segment) > 1:
+            names.append(segment[1:])
+            segments[index] = "{" + segment[1:] + "}"
+        elif segment == "*" and index == len(segments) - 1:
+            names.append("*")
+            segments[index] = "{*}"
+    return "/".join(segments), names
+
+
+def _is_content_map(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    content = schema.get("content")
+    return isinstance(content, dict) and bool(content) and all(
+        isinstance(entry, dict) and "schema" in entry for entry in content.values())
+
+
+def _reason(status: str) -> str:
+    if status == "default":
+        return "Default Response"
+    if status.endswith("XX"):
+        return {"1": "Informational", "2": "Success", "3": "Redirection", "4": "Client Error",
+                "5": "Server Error"}.get(status[0], "Response")
+    try:
+        return HTTPStatus(int(status)).phrase
+    except ValueError:
+        return "Response"
+
+
+def _media_types(value: Any, what: str, route: Any) -> list[str]:
+    if value is None:
+        return ["application/json"]
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) for v in value):
+        raise OpenAPIError(f"{route.method} {route.url}: {what} must be a media type or a list of them")
+    return list(value)
+
+
+class _OperationBuilder:
+    """One route's operation: its schemas normalized as the engines get them, then converted."""
+
+    def __init__(self, route: Any, components: _Components, options: Mapping[str, Any]) -> None:
+        self.route = route
+        self.schema = route.schema
+        self.components = components
+        self.options = options
+        self.shared = route.context.get_schemas()
+        path, self.path_names = _openapi_path(route.url)
+        self.path = path
+        slug = re.sub(r"[^A-Za-z0-9]+", "_", route.url).strip("_") or "root"
+        self.slug = f"{route.method.lower()}_{slug}"
+
+    # A part's schema as the document writes it.
+    def _document_schema(self, schema: Any, part: str) -> Any:
+        schema = _expanded(schema, self.shared)
+        if _has_local_ref(schema):
+            return {"$ref": "#/components/schemas/" + self.components.hoist(schema, f"{self.slug}.{part}", self.shared)}
+        return self.components.convert(schema, None, self.shared)
+
+    def _properties(self, normalized: Any, part: str) -> tuple[dict[str, Any], list[str]] | None:
+        """The properties of an input schema (through a top-level ``$ref``), converted."""
+        schema = _expanded(normalized, self.shared)
+        document = schema
+        hops = 0
+        while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and hops < 16:
+            try:
+                schema, document = resolve_ref(schema["$ref"], document, self.shared)
+            except UnresolvableRefError as error:
+                raise OpenAPIError(f"{self.route.method} {self.route.url}: {error}") from error
+            hops += 1
+        if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+            return None
+        if document is not normalized and isinstance(document, dict) and isinstance(document.get("$id"), str) \
+                and not document["$id"].startswith("#"):
+            doc_name: str | None = self.components.shared(document, document["$id"], self.shared)
+        elif _has_local_ref(document):
+            doc_name = self.components.hoist(document, f"{self.slug}.{part}", self.shared)
+        else:
+            doc_name = None
+
+        def convert(sub: Any) -> Any:
+            return to_openapi_schema(sub, lambda ref: self.components.reference(ref, document, doc_name, self.shared),
+                                     self.components.closed)
+
+        properties = {name: convert(sub) for name, sub in schema["properties"].items()}
+        required = [r for r in schema.get("required", []) if isinstance(r, str)]
+        return properties, required
+
+    def parameters(self) -> list[dict[str, Any]]:
+        parameters: list[dict[str, Any]] = []
+        params = self.schema.get("params")
+        found = self._properties(normalize_input_schema(params, "params"), "params") if params is not None else None
+        properties = found[0] if found else {}
+        for name in self.path_names:
+            parameter = {"name": name, "in": "path", "required": True,
+                         "schema": properties.get(name, {"type": "string"})}
+            if name == "*":
+                parameter.setdefault("description", "the rest of the path (it may contain '/')")
+            parameters.append(_lift_description(parameter))
+        for part, where in (("querystring", "query"), ("headers", "header")):
+            raw = self.schema.get(part)
+            if raw is None:
+                continue
+            normalized = normalize_input_schema(raw, part)
+            found = self._properties(normalized, part)
+            if found is None:
+                parameters.append({"name": part, "in": where, "schema": self._document_schema(normalized, part),
+                                   **({"style": "form", "explode": True} if where == "query" else {})})
+                continue
+            properties, required = found
+            for name, sub in properties.items():
+                parameter = {"name": name, "in": where, "schema": sub}
+                if name in required:
+                    parameter["required"] = True
+                parameters.append(_lift_description(parameter))
+        return parameters
+
+    def request_body(self) -> dict[str, Any] | None:
+        body = self.schema.get("body")
+        if body is None or self.route.method not in BODY_METHODS:
+            return None
+        if _is_content_map(body):
+            content = {media_type: {"schema": self._document_schema(normalize_input_schema(entry["schema"], "body"),
+                                                                     "body")}
+                       for media_type, entry in body["content"].items()}
+        else:
+            schema = self._document_schema(normalize_input_schema(body, "body"), "body")
+            content = {media_type: {"schema": schema}
+                       for media_type in _media_types(self.schema.get("consumes"), "consumes", self.route)}
+        request_body: dict[str, Any] = {"required": True, "content": content}
+        if isinstance(body, dict) and isinstance(body.get("description"), str):
+            request_body["description"] = body["description"]
+        return request_body
+
+    def responses(self, validates: bool, guarded: bool) -> dict[str, Any]:
+        responses: dict[str, Any] = {}
+        for key, entry in (self.schema.get("response") or {}).items():
+            status = str(key).lower()
+            status = status.replace("xx", "XX")
+            if _is_content_map(entry):
+                content = {media_type: {"schema": self._document_schema(item["schema"], f"response{status}")}
+                           for media_type, item in entry["content"].items()}
+            elif entry is None:
+                content = {}
+            else:
+                schema = self._document_schema(entry, f"response{status}")
+                content = {media_type: {"schema": schema}
+                           for media_type in _media_types(self.schema.get("produces"), "produces", self.route)}
+            description = entry.get("description") if isinstance(entry, dict) else None
+            response: dict[str, Any] = {"description": description if isinstance(description, str) else _reason(status)}
+            if content and not (status in ("204", "304") or status.startswith("1")):
+                response["content"] = content
+            responses[status] = response
+        if not responses:
+            responses["default"] = {"description": _reason("default")}
+        if self.options.get("error_responses", True):
+            for status, applies in (("400", validates), ("401", guarded)):
+                if applies and status not in responses and f"{status[0]}XX" not in responses:
+                    responses[status] = {"description": _reason(status), "content": {"application/json": {
+                        "schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}}
+        return responses
+
+    def operation(self, guarded: bool) -> dict[str, Any]:
+        schema = self.schema
+        operation: dict[str, Any] = {}
+        for key in _DOC_KEYS:
+            if key in schema:
+                operation[key] = copy.deepcopy(schema[key])
+        if "operation_id" in schema:
+            operation["operationId"] = schema["operation_id"]
+        if "external_docs" in schema:
+            operation["externalDocs"] = copy.deepcopy(schema["external_docs"])
+        parameters = self.parameters()
+        if parameters:
+            operation["parameters"] = parameters
+        request_body = self.request_body()
+        if request_body is not None:
+            operation["requestBody"] = request_body
+        validates = any(schema.get(part) is not None for part in ("params", "querystring", "headers")) or \
+            request_body is not None
+        operation["responses"] = self.responses(validates, guarded)
+        if "security" not in operation and guarded:
+            operation["security"] = [{SECURITY_SCHEME: []}]
+        return operation
+
+
+def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
+    schema = parameter.get("schema")
+    if isinstance(schema, dict) and isinstance(schema.get("description"), str):
+        parameter.setdefault("description", schema["description"])
+    return parameter
+
+
+def _guarded(route: Any) -> bool:
+    """Whether ``plugins.bearer_auth`` guards the route (asked through its public decorator)."""
+    context = route.context
+    if not context.has_decorator("bearer_auth_guard"):
+        return False
+    return bool(context.bearer_auth_guard.guards(route))
+
+
+def build_document(context: Any, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``context``'s routes and its descendants' (after ``ready()``
+    has loaded every plugin). ``options`` as the plugin's."""
+    options = dict(options or {})
+    components = _Components(closed=not options.get("remove_additional", True))
+    paths: dict[str, dict[str, Any]] = {}
+    seen: set[tuple[str, int]] = set()
+    operation_ids: dict[str, str] = {}
+    any_guarded = False
+    uses_errors = False
+    transform = options.get("transform")
+    for route in context.routes():
+        if route.method not in OPENAPI_METHODS:
+            continue
+        schema = route.schema
+        if schema.get("hide"):
+            continue
+        key = (route.method, id(route.options))
+        if key in seen:
+            continue  # "/items/" beside "/items": one declaration, documented once
+        seen.add(key)
+        builder = _OperationBuilder(route, components, options)
+        guarded = _guarded(route)
+        operation = builder.operation(guarded)
+        if transform is not None:
+            operation = transform(operation, route)
+            if not isinstance(operation, dict):
+                raise OpenAPIError(f"transform must return the operation (a dict), got {type(operation).__name__}")
+        operation_id = operation.get("operationId")
+        if operation_id is not None:
+            where = f"{route.method} {route.url}"
+            if operation_id in operation_ids:
+                raise OpenAPIError(f"duplicate operation_id {operation_id!r}: {operation_ids[operation_id]} and {where}")
+            operation_ids[operation_id] = where
+        any_guarded = any_guarded or any(SECURITY_SCHEME in requirement for requirement in operation.get("security", []))
+        uses_errors = uses_errors or f"#/components/schemas/{ERROR_SCHEMA}" in json.dumps(operation.get("responses"))
+        paths.setdefault(builder.path, {})[route.method.lower()] = operation
+    document: dict[str, Any] = {"openapi": OPENAPI_VERSION,
+                                "info": copy.deepcopy(options.get("info") or {"title": "API", "version": "0.1.0"})}
+    if options.get("servers"):
+        document["servers"] = copy.deepcopy(options["servers"])
+    if options.get("security"):
+        document["security"] = copy.deepcopy(options["security"])
+    if options.get("tags"):
+        document["tags"] = copy.deepcopy(options["tags"])
+    if options.get("external_docs"):
+        document["externalDocs"] = copy.deepcopy(options["external_docs"])
+    document["paths"] = paths
+    # Every shared schema visible to the documented contexts is a component, used or not.
+    for each in context.walk():
+        for schema_id, schema in each.get_schemas().items():
+            components.shared(schema, schema_id, each.get_schemas())
+    all_components: dict[str, Any] = copy.deepcopy(dict(options.get("components") or {}))
+    schemas = {**components.schemas, **all_components.get("schemas", {})}
+    if uses_errors:
+        schemas.setdefault(ERROR_SCHEMA, copy.deepcopy(_ERROR_BODY))
+    if schemas:
+        all_components["schemas"] = schemas
+    if any_guarded:
+        all_components.setdefault("securitySchemes", {}).setdefault(
+            SECURITY_SCHEME, {"type": "http", "scheme": "bearer"})
+    if all_components:
+        document["components"] = all_components
+    return document
+
+
+# --------------------------------------------------------------------------- the page
+
+def _swagger_ui_files() -> Path | None:
+    try:
+        from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    path = Path(str(swagger_ui_path))
+    return path if (path / "swagger-ui-bundle.js").is_file() else None
+
+
+#: The assets the page loads (served from memory, read once).
+_ASSETS = {"swagger-ui.css": "text/css; charset=utf-8",
+           "swagger-ui-bundle.js": "application/javascript; charset=utf-8",
+           "favicon-32x32.png": "image/png"}
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<link rel="stylesheet" href="{static}/swagger-ui.css">
+<link rel="icon" type="image/png" href="{static}/favicon-32x32.png">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="{static}/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({{
+  url: {json_url},
+  dom_id: "#swagger-ui",
+  deepLinking: true,
+  validatorUrl: null,
+  docExpansion: "list",
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: "BaseLayout"
+}});
+</script>
+</body>
+</html>
+"""
+
+_MISSING_UI = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
+<body><p>Swagger UI is not installed: <code>pip install 'framework[openapi]'</code>
+(the <code>swagger-ui-bundle-v2</code> package). The document is at
+<a href="{json_url}">{json_url}</a>.</p></body></html>
+"""
+
+
+class _Documentation:
+    """The document built once (at ``ready()``) and kept as JSON bytes."""
+
+    def __init__(self, instance: Any, options: dict[str, Any]) -> None:
+        self.instance = instance
+        self.options = options
+        self.body: bytes | None = None
+        self.builds = 0
+        self._lock = threading.Lock()
+
+    def build(self) -> None:
+        with self._lock:
+            if self.body is None:
+                document = build_document(self.instance, self.options)
+                self.body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+                self.builds += 1
+
+    def document(self) -> dict[str, Any]:
+        """``instance.openapi()``: the document (a new dict each call)."""
+        if self.body is None:
+            self.instance.ready()
+            self.build()
+        assert self.body is not None
+        return json.loads(self.body)  # type: ignore[no-any-return]
+
+    def send_json(self, request: Any, reply: Any) -> Any:
+        if self.body is None:  # lazy apps, or a request from an on_ready hook
+            self.build()
+        return reply.type("application/json; charset=utf-8").send(self.body)
+
+
+def _check_options(opts: Mapping[str, Any]) -> dict[str, Any]:
+    options = dict(opts or {})
+    unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
+    if unknown:
+        raise OpenAPIError(f"openapi: unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+    info = options.get("info")
+    if info is not None and (not isinstance(info, dict) or not isinstance(info.get("title"), str)
+                             or not isinstance(info.get("version"), str)):
+        raise OpenAPIError("openapi: info must be a dict with a 'title' and a 'version' (strings)")
+    servers = options.get("servers")
+    if servers is not None and (not isinstance(servers, list) or
+                                not all(isinstance(s, dict) and isinstance(s.get("url"), str) for s in servers)):
+        raise OpenAPIError("openapi: servers must be a list of {'url': ...} dicts")
+    transform = options.get("transform")
+    if transform is not None and not callable(transform):
+        raise OpenAPIError("openapi: transform must be a function (operation, route) -> operation")
+    route_prefix = options.get("route_prefix", "/documentation")
+    if route_prefix is not None and (not isinstance(route_prefix, str) or not route_prefix.startswith("/")):
+        raise OpenAPIError("openapi: route_prefix must be a path starting with '/', or None")
+    options["route_prefix"] = route_prefix.rstrip("/") if route_prefix else route_prefix
+    return options
+
+
+def _openapi(instance: Any, opts: Mapping[str, Any]) -> None:
+    options = _check_options(opts)
+    documentation = _Documentation(instance, options)
+    instance.decorate("openapi", documentation.document)
+    instance.add_hook("on_ready", documentation.build)
+    route_prefix = options["route_prefix"]
+    if not route_prefix:
+        return
+    internal = {"schema": {"hide": True}}  # the plugin's own routes are not operations
+    base = instance.prefix + route_prefix
+    title = html.escape(str((options.get("info") or {}).get("title", "API")))
+    json_url = base + "/json"
+    instance.get(route_prefix + "/json", dict(internal), documentation.send_json)
+    files = _swagger_ui_files() if options.get("ui", True) else None
+    if files is None:
+        if options.get("ui", True):
+            page = _MISSING_UI.format(title=title, json_url=html.escape(json_url)).encode("utf-8")
+            instance.log.warning("openapi: swagger-ui-bundle-v2 is not installed; %s explains how to install it", base)
+        else:
+            return
+    else:
+        page = _PAGE.format(title=title, static=base + "/static", json_url=json.dumps(json_url)).encode("utf-8")
+        assets = {name: ((files / name).read_bytes(), content_type) for name, content_type in _ASSETS.items()}
+
+        def static(request: Any, reply: Any) -> Any:
+            found = assets.get(request.params["file"])
+            if found is None:
+                return reply.call_not_found()
+            body, content_type = found
+            return reply.header("cache-control", "public, max-age=86400").type(content_type).send(body)
+
+        instance.get(route_prefix + "/static/:file", dict(internal), static)
+
+    def page_handler(request: Any, reply: Any) -> Any:
+        return reply.type("text/html; charset=utf-8").send(page)
+
+    instance.get(route_prefix, dict(internal), page_handler)
+
+
+_openapi.__doc__ = __doc__
+#: The plugin: ``register(openapi, info={...})``. Runs in the registering context.
+openapi = plugin(_openapi, name="openapi")
