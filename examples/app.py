@@ -50,7 +50,6 @@ import threading
 from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
-from framework.errors import InvalidMediaTypeError
 from framework.validation import ValidatorEngine
 from plugins.bearer_auth import bearer_auth
 from plugins.openapi import openapi
@@ -161,13 +160,6 @@ def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
         return engine.compile(schema, shared=instance.get_schemas(), http_part=http_part)
 
     instance.set_validator_compiler(compile_validator)
-
-    def json_only(request: Any, reply: Any) -> None:
-        """The items API reads JSON only: another media type is a 415, not a str body."""
-        if request.media_type is not None and not request.media_type.is_json:
-            raise InvalidMediaTypeError(request.media_type.essence)
-
-    instance.add_hook("pre_validation", json_only)
 
     @instance.get("/", schema={
         "summary": "List the items", "tags": ["items"], "operation_id": "listItems",

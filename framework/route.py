@@ -51,7 +51,7 @@ SCHEMA_KEYS: dict[str, str] = {
     "headers": "the request headers' schema",
     "response": "response schemas by status",
     **{key: "documentation only" for key in ("summary", "description", "tags", "operation_id", "deprecated",
-                                             "hide", "security", "consumes", "produces")},
+                                             "hide", "security", "consumes", "produces", "external_docs")},
 }
 
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")

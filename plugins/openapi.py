@@ -116,7 +116,8 @@ from typing import Any, Callable
 from urllib.parse import unquote, urljoin
 
 from framework import plugin
-from framework.schemas import UnresolvableRefError, iter_subschemas, normalize_input_schema, resolve_ref
+from framework.schemas import (RefIndex, UnresolvableRefError, base_inside, iter_subschemas,
+                               normalize_input_schema)
 
 __all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
 
@@ -445,7 +446,7 @@ class _OperationBuilder:
         hops = 0
         while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and hops < 16:
             try:
-                schema, document = resolve_ref(schema["$ref"], document, self.shared)
+                schema, document = _resolve(schema["$ref"], document, self.shared)
             except UnresolvableRefError as error:
                 raise OpenAPIError(f"{self.route.method} {self.route.url}: {error}") from error
             hops += 1
@@ -578,6 +579,15 @@ def _guarded(route: Any) -> bool:
     if not context.has_decorator("bearer_auth_guard"):
         return False
     return bool(context.bearer_auth_guard.guards(route))
+
+
+def _resolve(ref: str, document: Any, shared: Mapping[str, Any]) -> tuple[Any, Any]:
+    """``(target, the document holding it)`` for ``ref`` met at the top of ``document``,
+    through the framework's one resolver."""
+    index = RefIndex(document, shared)
+    target, outer = index.resolve(ref, base_inside(document, ""))
+    owner = index.resources.get(base_inside(target, outer))
+    return target, owner[0] if owner is not None else document
 
 
 def build_document(context: Any, options: Mapping[str, Any] | None = None) -> dict[str, Any]:

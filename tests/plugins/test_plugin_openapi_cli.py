@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 from framework.__main__ import load_app, main
-from test_example_app import ROOT
+from conftest import SUPPORT_PATH
 
 
 def test_cli_prints_the_example_document():
     result = subprocess.run([sys.executable, "-m", "framework", "openapi", "examples.app:app"],
-                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+                            capture_output=True, text=True, cwd=SUPPORT_PATH, timeout=60)
     assert result.returncode == 0, result.stderr
     from examples.app import app
     assert json.loads(result.stdout) == app.openapi()

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from openapi_spec_validator import validate
 
-from test_example_app import ROOT, Server, _request
+from conftest import ROOT
+from test_example_app import Server, _request
 
 ERROR_400 = {"description": "Bad Request", "content": {"application/json": {
     "schema": {"$ref": "#/components/schemas/FrameworkError"}}}}
