@@ -205,6 +205,26 @@ class Context:
         """Whether a plugin of that name has loaded in this context or an ancestor."""
         return self._plugins.has_plugin(name)
 
+    # Routes, looked up by their declared path (find-my-way's hasRoute/findRoute).
+    def has_route(self, method: str | dict[str, str], url: str | None = None) -> bool:
+        """Whether a route of ``method`` is declared with ``url`` (the full path, prefix
+        included; ``/users/:id`` matches ``/users/:name``). ``has_route({"method": ..., "url": ...})`` works too."""
+        return self.find_route(method, url) is not None
+
+    def find_route(self, method: str | dict[str, str], url: str | None = None) -> dict[str, Any] | None:
+        """The route of ``method`` declared with ``url``: ``{"method", "url", "params"
+        (parameter names), "handler", "options"}``, or ``None``. The URL is a declared
+        path, not a request to match (``/users/42`` does not find ``/users/:id``)."""
+        if isinstance(method, dict):
+            method, url = method["method"], method["url"]
+        found = self._state.router.get(str(method).upper(), url or "/")
+        if found is None:
+            return None
+        route = found[1]
+        from .routing import parameter_names
+        return {"method": route.method, "url": route.url, "params": parameter_names(route.url),
+                "handler": route.options["handler"], "options": route.options}
+
     # Decorators.
     def decorate(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
         """Add ``name`` to this context's instance (functions become methods)."""
@@ -315,8 +335,10 @@ class Context:
             hook(options)
             options["method"] = normalize_methods(options["method"])
         check_route_options(options)
+        # The router's options may make "/v1" and "/v1/" one path: declared once.
+        full_urls = dict.fromkeys(map(self._state.router.normalize, join_prefix(self._prefix, options["url"])))
         for method_name in options["method"]:
-            for full_url in join_prefix(self._prefix, options["url"]):
+            for full_url in full_urls:
                 route = Route(method_name, full_url, options, self)
                 self._state.add_route(route)
                 self._routes.append(route)
