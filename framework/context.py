@@ -251,13 +251,15 @@ class Context:
         return self._decorators.has("reply", name)
 
     # Hooks.
-    def add_hook(self, name: str, fn: Callable[..., Any]) -> "Context":
-        """Add a hook; it applies to this context's routes and its descendants'."""
+    def add_hook(self, name: str, fn: Callable[..., Any], *, first: bool = False) -> "Context":
+        """Add a hook; it applies to this context's routes and its descendants'. ``first=True``
+        puts it before the hooks this context added so far (CORS answers a preflight before
+        an authentication hook refuses it)."""
         if name == "on_close" or name == "on_ready":
             self._state.check_not_started(f"add an {name} hook")
         elif name not in APPLICATION_HOOKS:
             self._state.check_not_started("add a hook")
-        self._hooks.add(name, fn)
+        self._hooks.add(name, fn, first)
         return self
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
