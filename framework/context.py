@@ -313,11 +313,15 @@ class Context:
         self._schema_error_formatter = fn
         return self
 
-    def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str], parser: Parser) -> "Context":
+    def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str], parser: Parser, *,
+                                stream: bool = False, body_limit: int | None = None) -> "Context":
         """``parser(request, body: bytes)`` returns the parsed body for ``content_type``
-        (a string, a list of strings, a compiled regex, or ``"*"`` for any)."""
+        (a string, a list of strings, a compiled regex, or ``"*"`` for any). With
+        ``stream=True`` it is ``parser(request, stream)``: a file-like object that reads the
+        body and no further (413 past the limit, mid-stream); ``body_limit`` replaces the
+        route's limit for the bodies it reads."""
         self._state.check_not_started("add a content type parser")
-        self._parsers.add(content_type, parser)
+        self._parsers.add(content_type, parser, stream, body_limit)
         return self
 
     def has_content_type_parser(self, content_type: str) -> bool:
