@@ -98,7 +98,10 @@ def start(reply: "Reply", start_response: Callable[..., Any], stream: Stream) ->
         _close(payload)
         if status < 200 or status in _NO_BODY_STATUSES:
             headers.pop("content-type", None)
-        return reply._start(start_response, b"")
+            return reply._start(start_response, b"")
+        # HEAD: the headers a GET sends, without a length (a stream's is unknown)
+        start_response(status_line(status), reply._lines())
+        return _StreamBody(b"", iter(()), None, reply)
     if _is_binary_file(payload):
         size = _remaining_size(payload)
         if size is not None:

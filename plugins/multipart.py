@@ -128,8 +128,10 @@ def _multipart(instance: Any, opts: dict[str, Any]) -> None:
 
     limits = _check(dict(opts or {}))
     parser_class = _parser_class()
-    # Every part at its largest, with room for its headers: the most a valid body can be.
-    body_limit = limits["parts"] * (max(limits["file_size"], limits["field_size"]) + 16384)
+    # Every file and field at its largest, each part with room for its headers: the most a
+    # body within the limits can be (the limits themselves stop it earlier, mid-stream).
+    body_limit = (limits["files"] * limits["file_size"] + min(limits["fields"], limits["parts"]) * limits["field_size"]
+                  + limits["parts"] * 16384)
 
     def parse(request: Any, stream: Any) -> dict[str, Any]:
         boundary = request.media_type.parameters.get("boundary") if request.media_type else None
