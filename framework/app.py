@@ -17,10 +17,11 @@ from urllib.parse import unquote
 from .compiled_route import CompiledRoute
 from .context import Context
 from .error_handling import NotFoundRoutes, default_not_found_handler
-from .errors import BadUrlError, RouteMissingHandlerError
+from .errors import BadUrlError, RouteMissingHandlerError, create_error
 from .lifecycle import run
 from .loader import PLUGIN_TIMEOUT
 from .route import Route
+from .routing import Router
 from .state import AppState
 
 if TYPE_CHECKING:
@@ -38,7 +39,10 @@ class Framework(Context):
     ``logging.Logger``, ``True`` for one that logs to stderr at info, or ``None`` for the
     ``framework`` logger as configured), ``lazy`` (compile each route at its first
     request), ``plugin_timeout`` (seconds a callback-style plugin may take to call
-    ``done``; 10 by default).
+    ``done``; 10 by default). Router options (find-my-way's): ``ignore_trailing_slash``,
+    ``ignore_duplicate_slashes``, ``case_sensitive``, ``max_param_length`` (a longer
+    parameter is a 404); ``method_not_allowed=True`` answers a known path asked with
+    another method 405 with ``Allow``, and ``OPTIONS`` 204 with ``Allow`` (default: 404).
 
     >>> app = Framework()
     >>> @app.get("/hello")
@@ -51,7 +55,10 @@ class Framework(Context):
     def __init__(self, *, validator: dict[str, Any] | None = None,
                  schema_error_formatter: Callable[[list[dict[str, Any]], str], Exception] | None = None,
                  body_limit: int = 1_048_576, logger: logging.Logger | bool | None = None,
-                 lazy: bool = False, plugin_timeout: float = PLUGIN_TIMEOUT) -> None:
+                 lazy: bool = False, plugin_timeout: float = PLUGIN_TIMEOUT,
+                 ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
+                 case_sensitive: bool = True, max_param_length: int = 100,
+                 method_not_allowed: bool = False) -> None:
         if type(body_limit) is not int or body_limit <= 0:
             raise ValueError(f"body_limit must be a positive integer, got {body_limit!r}")
         if not isinstance(plugin_timeout, (int, float)) or plugin_timeout <= 0:
@@ -62,6 +69,15 @@ class Framework(Context):
             raise TypeError(f"unknown validator option(s): {', '.join(sorted(unknown))}")
         state = AppState(self, body_limit=body_limit, lazy=lazy, logger=_logger(logger),
                          plugin_timeout=float(plugin_timeout), validator_options=validator)
+        # The router's options (find-my-way's): see framework.routing.
+        state.router = Router(ignore_trailing_slash=ignore_trailing_slash,
+                              ignore_duplicate_slashes=ignore_duplicate_slashes,
+                              case_sensitive=case_sensitive, max_param_length=max_param_length)
+        if not isinstance(method_not_allowed, bool):
+            raise TypeError(f"method_not_allowed must be True or False, got {method_not_allowed!r}")
+        #: method_not_allowed=True: the route answering 405 / OPTIONS 204 with Allow; set at ready().
+        self._method_not_allowed = method_not_allowed
+        self._not_allowed_route: CompiledRoute | None = None
         super().__init__(state, None, "root", "")
         self._schema_error_formatter = schema_error_formatter
         self._compile_lock = threading.Lock()
@@ -110,6 +126,9 @@ class Framework(Context):
                     and not state.router.has("HEAD", route.url):
                 state.add_route(Route("HEAD", route.url, route.options, route.context))
         state.not_found = self._not_found_routes()
+        if self._method_not_allowed:
+            self._not_allowed_route = CompiledRoute(
+                Route("*", "/*", {"handler": _answer_not_allowed, "config": {}}, self), state, parse_body=False)
         self._bad_url_route = CompiledRoute(Route("*", "/*", {"handler": _refuse_bad_url, "config": {}}, self),
                                             state, parse_body=False)
         if not state.lazy:
@@ -163,6 +182,11 @@ class Framework(Context):
             else:
                 found = state.router.find_parametric(method, path)
             if found is None:
+                if self._not_allowed_route is not None:
+                    allowed = state.router.allowed_methods(path)
+                    if allowed:
+                        environ["framework.allow"] = ", ".join(allowed + ["OPTIONS"] * ("OPTIONS" not in allowed))
+                        return run(self._not_allowed_route, environ, start_response, params)
                 return run(state.not_found.find(path), environ, start_response, params)  # type: ignore[union-attr]
             route, params = found
         return run(route.compiled or self._compiled(route), environ, start_response, params)
@@ -234,6 +258,17 @@ _NO_ROUTES: dict[str, Route] = {}
 def _refuse_bad_url(request: Any, reply: Any) -> None:
     """The handler of a path that is not UTF-8."""
     raise BadUrlError(request.environ.get("PATH_INFO", ""))
+
+
+MethodNotAllowedError = create_error("FST_ERR_METHOD_NOT_ALLOWED", "Route %s:%s not allowed", 405)
+
+
+def _answer_not_allowed(request: Any, reply: Any) -> Any:
+    """``method_not_allowed=True``: a known path asked with another method; ``Allow`` lists its methods."""
+    reply.header("allow", request.environ["framework.allow"])
+    if request.method == "OPTIONS":
+        return reply.code(204).send()
+    raise MethodNotAllowedError(request.method, request.path)
 
 
 def _boot_failed(state: AppState, start_response: StartResponse) -> Iterable[bytes]:

@@ -8,9 +8,10 @@ parser is chosen from the one canonical media type (``framework.content_types``)
 """
 from __future__ import annotations
 
+import io
 from typing import TYPE_CHECKING, Any
 
-from .content_types import ContentTypeParsers, parse_media_type
+from .content_types import ContentTypeParsers, StreamParser, parse_media_type
 from .errors import BodyTooLargeError, InvalidContentLengthError, InvalidMediaTypeError
 
 if TYPE_CHECKING:
@@ -58,14 +59,77 @@ def read_body(environ: dict[str, Any], length: str | None, chunked: bool, limit:
         chunks.append(chunk)
 
 
+class BoundedStream(io.RawIOBase):
+    """The body as a stream, for parsers added with ``stream=True``: reads a declared
+    length to its end and no further (a body that ends early is a 400), or a chunked body
+    up to ``limit`` (a ``BodyTooLargeError``, 413, as soon as it goes past it)."""
+
+    def __init__(self, raw: Any, length: int | None, limit: int) -> None:
+        super().__init__()
+        self._raw = raw
+        self._left = length  # None: read to the end, up to the limit
+        self._limit = limit
+        self._read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            chunks = []
+            while True:
+                chunk = self.read(_CHUNK)
+                if not chunk:
+                    return b"".join(chunks)
+                chunks.append(chunk)
+        if self._left is not None:
+            if self._left <= 0 or size == 0:
+                return b""
+            data = self._raw.read(min(size, self._left))
+            if not data:
+                raise InvalidContentLengthError()
+            self._left -= len(data)
+        else:
+            data = self._raw.read(min(size, self._limit + 1 - self._read))
+        self._read += len(data)
+        if self._read > self._limit:
+            raise BodyTooLargeError()
+        return data  # type: ignore[no-any-return]
+
+
+def body_stream(environ: dict[str, Any], length: str | None, chunked: bool, limit: int) -> BoundedStream:
+    """The body of a request as a :class:`BoundedStream` (the checks of :func:`read_body`)."""
+    raw = environ["wsgi.input"]
+    if length and not chunked:
+        try:
+            expected = int(length)
+        except ValueError:
+            raise InvalidContentLengthError() from None
+        if expected > limit:
+            raise BodyTooLargeError()
+        if expected < 0:
+            raise InvalidContentLengthError()
+        return BoundedStream(raw, expected, limit)
+    if not chunked and not environ.get("wsgi.input_terminated"):
+        return BoundedStream(raw, 0, limit)
+    return BoundedStream(raw, None, limit)
+
+
 class BodyParsing:
     """The lifecycle step that reads and parses the body of a route's requests."""
 
-    __slots__ = ("parsers", "limit", "optional")
+    __slots__ = ("parsers", "limit", "optional", "route_limit")
 
-    def __init__(self, parsers: ContentTypeParsers, limit: int, optional: bool) -> None:
+    def __init__(self, parsers: ContentTypeParsers, limit: int, optional: bool, route_limit: bool = False) -> None:
         self.parsers = parsers
         self.limit = limit
+        #: The route set its own body_limit: it wins over a stream parser's.
+        self.route_limit = route_limit
         # DELETE and OPTIONS bodies are parsed only with a content type and a length.
         self.optional = optional
 
@@ -89,6 +153,10 @@ class BodyParsing:
             if parser is None:
                 raise InvalidMediaTypeError(content_type)
             request.media_type = media_type
+        if type(parser) is StreamParser:
+            limit = parser.body_limit if parser.body_limit is not None and not self.route_limit else self.limit
+            request.body = parser.fn(request, body_stream(environ, length, chunked, limit))
+            return
         request.body = parser(request, read_body(environ, length, chunked, self.limit))
 
     def __repr__(self) -> str:

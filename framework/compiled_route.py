@@ -63,7 +63,8 @@ class CompiledRoute:
         body: BodyParsing | None = None
         if parse_body and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):
             body = BodyParsing(scope.parsers, route.options.get("body_limit") or state.body_limit,
-                               optional=route.method in OPTIONAL_BODY_METHODS)
+                               optional=route.method in OPTIONAL_BODY_METHODS,
+                               route_limit=route.options.get("body_limit") is not None)
         validation = compile_input_validation(
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,

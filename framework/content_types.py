@@ -12,7 +12,9 @@ from typing import Any, Callable, NamedTuple
 
 from . import encoding
 from .errors import (ContentTypeParserAlreadyPresentError, ContentTypeParserInvalidError,
-                     EmptyJsonBodyError, JsonBodyError)
+                     EmptyJsonBodyError, JsonBodyError, create_error)
+
+FormBodyError = create_error("FST_ERR_CTP_INVALID_FORM", "Invalid form body: %s", 400)
 
 Parser = Callable[[Any, bytes], Any]
 
@@ -109,28 +111,61 @@ def parse_text(request: Any, body: bytes) -> str:
         raise JsonBodyError(f"Body is not valid {charset} text: {exc}") from None
 
 
+def parse_form(request: Any, body: bytes) -> dict[str, Any]:
+    """``application/x-www-form-urlencoded``: ``a=1&a=2&b=x`` -> ``{"a": ["1", "2"], "b": "x"}``,
+    as the query string is read (repeated keys give a list)."""
+    from .request import parse_query_string
+    try:
+        text = body.decode("ascii")  # a form body is percent-encoded ASCII; escapes decode as UTF-8
+    except UnicodeDecodeError:
+        raise FormBodyError("the body holds bytes outside ASCII: percent-encode them") from None
+    return parse_query_string(text)
+
+
+class StreamParser:
+    """A parser added with ``stream=True``: ``fn(request, stream)`` reads the body from a
+    length-bounded stream (``framework.body.BoundedStream``) instead of getting bytes;
+    ``body_limit`` replaces the route's limit for the bodies it reads."""
+
+    __slots__ = ("fn", "body_limit", "needs_content_schema")
+
+    def __init__(self, fn: Callable[[Any, Any], Any], body_limit: int | None) -> None:
+        self.fn = fn
+        self.body_limit = body_limit
+        #: A body schema must name this media type in a ``content`` map (else 415), as for built-in parsers.
+        self.needs_content_schema = bool(getattr(fn, "needs_content_schema", False))
+
+    def __call__(self, request: Any, stream: Any) -> Any:
+        return self.fn(request, stream)
+
+
 class ContentTypeParsers:
     """The body parsers of one context (a child gets a copy of its parent's at creation)."""
 
     def __init__(self, parent: "ContentTypeParsers | None" = None) -> None:
         if parent is None:
-            self.by_essence: dict[str, Parser] = {"application/json": parse_json, "text/plain": parse_text}
+            self.by_essence: dict[str, Parser] = {"application/json": parse_json, "text/plain": parse_text,
+                                                  "application/x-www-form-urlencoded": parse_form}
             self.patterns: list[tuple[re.Pattern[str], Parser]] = []
             self.catch_all: Parser | None = None
-            self.overridable = {"application/json", "text/plain"}
+            self.overridable = {"application/json", "text/plain", "application/x-www-form-urlencoded"}
         else:
             self.by_essence = dict(parent.by_essence)
             self.patterns = list(parent.patterns)
             self.catch_all = parent.catch_all
             self.overridable = set(parent.overridable)
 
-    def add(self, content_type: Any, parser: Parser) -> None:
+    def add(self, content_type: Any, parser: Parser, stream: bool = False, body_limit: int | None = None) -> None:
         if isinstance(content_type, (list, tuple)):
             for each in content_type:
-                self.add(each, parser)
+                self.add(each, parser, stream, body_limit)
             return
         if not callable(parser):
             raise ContentTypeParserInvalidError()
+        if body_limit is not None and (type(body_limit) is not int or body_limit <= 0):
+            raise ValueError(f"body_limit must be a positive integer, got {body_limit!r}")
+        if stream:
+            parser = StreamParser(parser, body_limit)
         if isinstance(content_type, re.Pattern):
             self.patterns.append((content_type, parser))
             return
@@ -166,3 +201,8 @@ class ContentTypeParsers:
     def is_builtin(self, essence: str) -> bool:
         """Whether ``essence`` is parsed by a built-in parser (the application added none for it)."""
         return essence in self.overridable
+
+    def needs_content_schema(self, essence: str) -> bool:
+        """Whether a body schema must name ``essence`` in its ``content`` map to accept it
+        (a built-in parser's, or a parser that asks for it, like ``plugins.multipart``'s)."""
+        return self.is_builtin(essence) or bool(getattr(self.by_essence.get(essence), "needs_content_schema", False))

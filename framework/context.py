@@ -205,6 +205,26 @@ class Context:
         """Whether a plugin of that name has loaded in this context or an ancestor."""
         return self._plugins.has_plugin(name)
 
+    # Routes, looked up by their declared path (find-my-way's hasRoute/findRoute).
+    def has_route(self, method: str | dict[str, str], url: str | None = None) -> bool:
+        """Whether a route of ``method`` is declared with ``url`` (the full path, prefix
+        included; ``/users/:id`` matches ``/users/:name``). ``has_route({"method": ..., "url": ...})`` works too."""
+        return self.find_route(method, url) is not None
+
+    def find_route(self, method: str | dict[str, str], url: str | None = None) -> dict[str, Any] | None:
+        """The route of ``method`` declared with ``url``: ``{"method", "url", "params"
+        (parameter names), "handler", "options"}``, or ``None``. The URL is a declared
+        path, not a request to match (``/users/42`` does not find ``/users/:id``)."""
+        if isinstance(method, dict):
+            method, url = method["method"], method["url"]
+        found = self._state.router.get(str(method).upper(), url or "/")
+        if found is None:
+            return None
+        route = found[1]
+        from .routing import parameter_names
+        return {"method": route.method, "url": route.url, "params": parameter_names(route.url),
+                "handler": route.options["handler"], "options": route.options}
+
     # Decorators.
     def decorate(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
         """Add ``name`` to this context's instance (functions become methods)."""
@@ -231,13 +251,15 @@ class Context:
         return self._decorators.has("reply", name)
 
     # Hooks.
-    def add_hook(self, name: str, fn: Callable[..., Any]) -> "Context":
-        """Add a hook; it applies to this context's routes and its descendants'."""
+    def add_hook(self, name: str, fn: Callable[..., Any], *, first: bool = False) -> "Context":
+        """Add a hook; it applies to this context's routes and its descendants'. ``first=True``
+        puts it before the hooks this context added so far (CORS answers a preflight before
+        an authentication hook refuses it)."""
         if name == "on_close" or name == "on_ready":
             self._state.check_not_started(f"add an {name} hook")
         elif name not in APPLICATION_HOOKS:
             self._state.check_not_started("add a hook")
-        self._hooks.add(name, fn)
+        self._hooks.add(name, fn, first)
         return self
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
@@ -291,11 +313,15 @@ class Context:
         self._schema_error_formatter = fn
         return self
 
-    def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str], parser: Parser) -> "Context":
+    def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str], parser: Parser, *,
+                                stream: bool = False, body_limit: int | None = None) -> "Context":
         """``parser(request, body: bytes)`` returns the parsed body for ``content_type``
-        (a string, a list of strings, a compiled regex, or ``"*"`` for any)."""
+        (a string, a list of strings, a compiled regex, or ``"*"`` for any). With
+        ``stream=True`` it is ``parser(request, stream)``: a file-like object that reads the
+        body and no further (413 past the limit, mid-stream); ``body_limit`` replaces the
+        route's limit for the bodies it reads."""
         self._state.check_not_started("add a content type parser")
-        self._parsers.add(content_type, parser)
+        self._parsers.add(content_type, parser, stream, body_limit)
         return self
 
     def has_content_type_parser(self, content_type: str) -> bool:
@@ -315,8 +341,10 @@ class Context:
             hook(options)
             options["method"] = normalize_methods(options["method"])
         check_route_options(options)
+        # The router's options may make "/v1" and "/v1/" one path: declared once.
+        full_urls = dict.fromkeys(map(self._state.router.normalize, join_prefix(self._prefix, options["url"])))
         for method_name in options["method"]:
-            for full_url in join_prefix(self._prefix, options["url"]):
+            for full_url in full_urls:
                 route = Route(method_name, full_url, options, self)
                 self._state.add_route(route)
                 self._routes.append(route)

@@ -53,8 +53,8 @@ def default(value: Any) -> Any:
     if callable(to_json) and not isinstance(value, type):
         return to_json()
     if isinstance(value, Iterator):
-        raise TypeError(f"a {type(value).__name__} is not JSON serializable: streaming replies are not "
-                        "supported yet; return a list (list(...)) or the bytes")
+        raise TypeError(f"a {type(value).__name__} inside a JSON reply is not JSON serializable: send the "
+                        "iterator itself to stream it, or make it a list (list(...))")
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 

@@ -126,9 +126,10 @@ class Hooks:
     def child(self) -> "Hooks":
         return Hooks(self)
 
-    def add(self, name: str, fn: Callable[..., Any]) -> None:
+    def add(self, name: str, fn: Callable[..., Any], first: bool = False) -> None:
         check_hook(name, fn)
-        self.own.setdefault(name, []).append(fn)
+        own = self.own.setdefault(name, [])
+        own.insert(0, fn) if first else own.append(fn)
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
         return list(self.own.get(name, ()))

@@ -153,7 +153,7 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
     if body is not None and parsers is not None:
         covered = body.by_media_type or {}
         refused = frozenset(essence for essence in parsers.by_essence
-                            if parsers.is_builtin(essence) and essence not in covered
+                            if parsers.needs_content_schema(essence) and essence not in covered
                             and not parse_media_type(essence).is_json)  # type: ignore[union-attr]
     return InputValidation(tuple(parts), formatter or default_schema_error_formatter,
                            bool(route.options.get("attach_validation")), refused)

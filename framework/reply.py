@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from orjson import dumps as _orjson_dumps
 
-from . import encoding, error_handling
+from . import encoding, error_handling, streaming
 from .errors import STATUS_LINES, BadStatusCodeError, status_line
 from .headers import check_header, header_value, location
 from .hooks import PLAIN_RESULTS, settle
@@ -138,13 +138,37 @@ class Reply:
 
     def send(self, payload: Any = None) -> "Reply":
         """Send ``payload``: dicts and lists as JSON, str as text, bytes as octet-stream,
-        an exception as an error reply. Sending ends the chain of hooks."""
+        an exception as an error reply; an iterator or generator (of bytes or str) and a
+        binary file object are streamed (see ``framework.streaming``). Sending ends the
+        chain of hooks."""
         if self.sent:
             self._route.log.warning("Reply was already sent, did you forget to \"return reply\"?")
             return self
         self.sent = True
         self._payload = payload
         return self
+
+    def send_file(self, path: Any, download_name: str | None = None, max_age: int | None = None,
+                  mimetype: str | None = None, as_attachment: bool | None = None) -> "Reply":
+        """Send the file at ``path`` through werkzeug's ``send_file``: ``ETag`` and
+        ``Last-Modified`` (a matching ``If-None-Match``/``If-Modified-Since`` is a 304),
+        ``Range`` (206, or 416 for a range outside the file), ``Cache-Control: max-age``
+        when ``max_age`` is given, and ``Content-Disposition: attachment`` with
+        ``download_name``. A missing file is the not-found answer. The path is used as
+        given: never build it from a request without ``werkzeug.security.safe_join``
+        (``plugins.static`` does)."""
+        from .files import send_file
+        return send_file(self, path, download_name=download_name, max_age=max_age, mimetype=mimetype,
+                         as_attachment=as_attachment)
+
+    def sse(self, events: Any, heartbeat: float | None = 15.0, retry: int | None = None) -> "Reply":
+        """Send server-sent events (``text/event-stream``) from ``events``, an iterable of
+        dicts (``data``, ``event``, ``id``, ``retry``; a ``data`` that is not a str is
+        sent as JSON) or strings (the data). Each event goes out as it is produced (no
+        buffering: ``X-Accel-Buffering: no``); while the iterable is waiting, a comment line
+        goes out every ``heartbeat`` seconds, so proxies keep the connection and a client
+        that left is noticed. See ``framework.streaming``."""
+        return streaming.send_sse(self, events, heartbeat, retry)
 
     @property
     def payload(self) -> Any:
@@ -232,6 +256,8 @@ class Reply:
             body = self._recover(error)
         if isinstance(body, _PassThrough):
             return self._pass_through(start_response, body.application)
+        if isinstance(body, streaming.Stream):
+            return streaming.start(self, start_response, body)
         return self._start(start_response, body)
 
     def _pass_through(self, start_response: StartResponse,
@@ -271,7 +297,11 @@ class Reply:
             return _AfterResponse(body, self._route, self.request, self)
         return [body]
 
-    def _recover(self, error: Exception) -> "bytes | _PassThrough":
+    def _lines(self) -> list[tuple[str, str]]:
+        """The header lines for ``start_response``."""
+        return _header_lines(self._headers) if self._multi_valued else list(self._headers.items())
+
+    def _recover(self, error: Exception) -> "bytes | _PassThrough | streaming.Stream":
         """Serialization or an ``on_send`` hook failed: answer that error instead, unless
         this already was the answer to an error."""
         if self.error is None:
@@ -283,7 +313,7 @@ class Reply:
                 error = second
         return error_handling.serialization_failure(self._route, self, error)
 
-    def _body(self) -> "bytes | _PassThrough":
+    def _body(self) -> "bytes | _PassThrough | streaming.Stream":
         """The payload as body bytes (after the error chain, if the payload was an error)."""
         route = self._route
         request = self.request
@@ -301,6 +331,15 @@ class Reply:
         elif kind is bytes or kind is bytearray or kind is memoryview:
             if "content-type" not in headers:
                 headers["content-type"] = "application/octet-stream"
+        elif kind is not dict and kind is not list and streaming.is_stream(payload):
+            # An iterator, a generator or a file object: streamed (framework.streaming).
+            if "content-type" not in headers:
+                headers["content-type"] = "application/octet-stream"
+            for hook in route.on_send:
+                payload = hook(request, self, payload)
+            if streaming.is_stream(payload):
+                return streaming.Stream(payload)
+            return self._raw_body(payload)
         elif kind is not dict and kind is not list and callable(payload) and hasattr(payload, "status_code"):
             # A werkzeug Response: on_send hooks see it (and may return another one, or
             # a str/bytes body instead); then it answers by itself.

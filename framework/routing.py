@@ -1,29 +1,188 @@
 """The router: a dict per method for static paths, then a segment tree for the rest.
 
 Static routes are found with one dict look-up and never pay for parametric matching.
-Parametric paths (``/users/:id``, several parameters per path) and a trailing ``*``
-wildcard live in a tree per method, walked segment by segment; at each level a static
-child wins over a parameter, which wins over the wildcard.
+Parametric paths live in a tree per method, walked segment by segment; at each level a
+static child wins over a *pattern* segment, which wins over a plain parameter, which wins
+over the trailing ``*`` wildcard (find-my-way's order).
+
+A segment is one of:
+
+* static text (``users``);
+* a plain parameter (``:id``): anything non-empty, up to ``max_param_length`` characters;
+* a pattern: several parameters and static text in one segment (``:from-:to``,
+  ``:file.:ext``), and/or parameters constrained by a regular expression
+  (``:id(^\\d+$)``, ``:hour(^\\d{2})h``). A pattern is compiled once, when the route is
+  declared, and a request segment is matched with ``re.fullmatch`` on that one segment.
+  A parameter without a regex stops at the next static character (``[^-]+`` in
+  ``:from-:to``), so the framework's own part of a pattern cannot backtrack; the
+  cost of a regex the application writes is the application's choice;
+* ``*`` as the last segment: the rest of the path.
+
+Router options (the ``Framework`` factory options of the same names, as in
+find-my-way): ``ignore_trailing_slash`` (``/a/`` is ``/a``), ``ignore_duplicate_slashes``
+(``//a///b`` is ``/a/b``), ``case_sensitive`` (``False``: static text matches in any
+case; parameter values keep the request's case) and ``max_param_length`` (a longer
+parameter value does not match: a 404).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Generic, Iterator, TypeVar
 
 from .errors import DuplicatedRouteError, RouteParameterConflictError
 
 T = TypeVar("T")
 
+_DUPLICATE_SLASHES = re.compile(r"/{2,}")
+#: A parameter's name stops at these characters (find-my-way: ``:from-:to``, ``:file.:ext``).
+_NAME_END = frozenset("-.():/~")
+
 
 def is_static(path: str) -> bool:
     return ":" not in path and "*" not in path
 
 
+def split_path(path: str) -> list[str]:
+    """``path`` split at its slashes, except those inside a parameter's ``(regex)``."""
+    if "(" not in path:
+        return path.split("/")
+    segments, depth, start = [], 0, 0
+    for index, char in enumerate(path):
+        if char == "\\" and depth:
+            continue
+        if char == "(" and (index == 0 or path[index - 1] != "\\"):
+            depth += 1
+        elif char == ")" and depth and path[index - 1] != "\\":
+            depth -= 1
+        elif char == "/" and not depth:
+            segments.append(path[start:index])
+            start = index + 1
+    segments.append(path[start:])
+    return segments
+
+
+def parse_segment(segment: str) -> list[tuple[str, str, str | None]]:
+    """A declared segment's parts: ``("static", text, None)`` and ``("param", name, regex)``.
+    ``::`` is a literal colon."""
+    parts: list[tuple[str, str, str | None]] = []
+    text = ""
+    index = 0
+    while index < len(segment):
+        char = segment[index]
+        if char == ":" and segment[index + 1:index + 2] == ":":
+            text += ":"
+            index += 2
+            continue
+        if char != ":":
+            text += char
+            index += 1
+            continue
+        if text:
+            parts.append(("static", text, None))
+            text = ""
+        end = index + 1
+        while end < len(segment) and segment[end] not in _NAME_END:
+            end += 1
+        name = segment[index + 1:end]
+        if not name:
+            raise ValueError(f"a parameter without a name in path segment {segment!r}")
+        regex = None
+        if end < len(segment) and segment[end] == "(":
+            depth, close = 0, end
+            while close < len(segment):
+                if segment[close] == "\\":
+                    close += 2
+                    continue
+                if segment[close] == "(":
+                    depth += 1
+                elif segment[close] == ")":
+                    depth -= 1
+                    if not depth:
+                        break
+                close += 1
+            if depth:
+                raise ValueError(f"unbalanced parentheses in the regex of parameter {name!r}: {segment!r}")
+            regex = segment[end + 1:close]
+            end = close + 1
+        parts.append(("param", name, regex))
+        index = end
+    if text:
+        parts.append(("static", text, None))
+    return parts
+
+
+def strip_regexes(path: str) -> str:
+    """``path`` without its parameters' ``(regex)`` (for checks on the path's own syntax)."""
+    if "(" not in path:
+        return path
+    out = []
+    for segment in split_path(path):
+        if ":" not in segment:
+            out.append(segment)
+            continue
+        try:
+            parts = parse_segment(segment)
+        except ValueError:
+            out.append(segment)
+            continue
+        out.append("".join(text if kind == "static" else ":" + text for kind, text, _ in parts))
+    return "/".join(out)
+
+
+class _Pattern:
+    """A compiled pattern segment: its regex and the parameter names, in order."""
+
+    __slots__ = ("source", "regex", "names", "groups")
+
+    def __init__(self, parts: list[tuple[str, str, str | None]], case_sensitive: bool) -> None:
+        pieces, names, groups = [], [], []
+        source = []
+        for index, (kind, text, regex) in enumerate(parts):
+            if kind == "static":
+                pieces.append(re.escape(text))
+                source.append(text if case_sensitive else text.lower())
+                continue
+            group = f"p{len(names)}"
+            if regex is not None:
+                body = regex[1:] if regex.startswith("^") else regex
+                if body.endswith("$") and not body.endswith("\\$"):
+                    body = body[:-1]
+                source.append(f"\x00({regex})")
+            else:
+                following = parts[index + 1] if index + 1 < len(parts) else None
+                if following is not None and following[0] == "static":
+                    body = f"[^{re.escape(following[1][0])}]+"
+                else:
+                    body = ".+"
+                source.append("\x00")
+            pieces.append(f"(?P<{group}>{body})")
+            names.append(text)
+            groups.append(group)
+        self.source = "".join(source)
+        self.regex = re.compile("".join(pieces), 0 if case_sensitive else re.IGNORECASE)
+        self.names = tuple(names)
+        self.groups = tuple(groups)
+
+    def match(self, segment: str, max_length: int) -> list[str] | None:
+        found = self.regex.fullmatch(segment)
+        if found is None:
+            return None
+        values = [found.group(group) for group in self.groups]
+        for value in values:
+            if len(value) > max_length:
+                return None
+        return values
+
+
 class _Node(Generic[T]):
-    __slots__ = ("static", "param", "wildcard", "value", "param_names", "wildcard_names")
+    __slots__ = ("static", "param", "fast", "patterns", "wildcard", "value", "param_names", "wildcard_names")
 
     def __init__(self) -> None:
         self.static: dict[str, _Node[T]] = {}
         self.param: _Node[T] | None = None
+        #: ``param`` when no pattern child competes with it: the greedy descent may take it.
+        self.fast: _Node[T] | None = None
+        self.patterns: list[tuple[_Pattern, _Node[T]]] = []
         self.wildcard: T | None = None
         self.value: T | None = None
         self.param_names: tuple[str, ...] = ()
@@ -33,50 +192,129 @@ class _Node(Generic[T]):
 class Router(Generic[T]):
     """Maps ``(method, path)`` to a value (a route) and its parameters."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
+                 case_sensitive: bool = True, max_param_length: int = 100) -> None:
+        for name, flag in (("ignore_trailing_slash", ignore_trailing_slash),
+                           ("ignore_duplicate_slashes", ignore_duplicate_slashes),
+                           ("case_sensitive", case_sensitive)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
+        if type(max_param_length) is not int or max_param_length <= 0:
+            raise ValueError(f"max_param_length must be a positive integer, got {max_param_length!r}")
+        self.ignore_trailing_slash = ignore_trailing_slash
+        self.ignore_duplicate_slashes = ignore_duplicate_slashes
+        self.case_sensitive = case_sensitive
+        self.max_param_length = max_param_length
+        #: Whether a request path needs rewriting before it is looked up.
+        self._normalizing = ignore_trailing_slash or ignore_duplicate_slashes or not case_sensitive
         self.static: dict[str, dict[str, T]] = {}
         self._trees: dict[str, _Node[T]] = {}
         self._paths: dict[str, list[str]] = {}
-        #: Per method, each path by its shape (parameter names left out).
-        self._shapes: dict[str, dict[str, str]] = {}
+        #: Per method, each path by its shape (parameter names left out), with its value.
+        self._shapes: dict[str, dict[str, tuple[str, T]]] = {}
 
+    # Paths.
+    def normalize(self, path: str) -> str:
+        """A declared path as the router keeps it (slashes and case per the options;
+        parameter names and regexes keep their case)."""
+        if self.ignore_duplicate_slashes and "//" in path:
+            path = _DUPLICATE_SLASHES.sub("/", path)
+        if self.ignore_trailing_slash and len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/") or "/"
+        if not self.case_sensitive:
+            path = "/".join(segment if ":" in segment else segment.lower() for segment in split_path(path))
+        return path
+
+    def _request_path(self, path: str) -> str:
+        if self.ignore_duplicate_slashes and "//" in path:
+            path = _DUPLICATE_SLASHES.sub("/", path)
+        if self.ignore_trailing_slash and len(path) > 1 and path.endswith("/"):
+            path = path.rstrip("/") or "/"
+        return path
+
+    def shape(self, path: str) -> str:
+        """``path`` with its parameter names left out (``/x/:id/y`` and ``/x/:name/y`` have one shape)."""
+        if ":" not in path:
+            return path
+        shaped = []
+        for segment in split_path(path):
+            if ":" not in segment:
+                shaped.append(segment)
+            elif segment.startswith(":") and len(segment) > 1 and not (set(segment[1:]) & _NAME_END):
+                shaped.append("\x00")
+            else:
+                shaped.append(_Pattern(parse_segment(segment), self.case_sensitive).source)
+        return "/".join(shaped)
+
+    # Declaring.
     def add(self, method: str, path: str, value: T) -> None:
         """Add a route; a second route for the same method and path is an error, and so
         is one that differs only in parameter names (``/x/:id``, ``/x/:name``): only one
         of them could ever match (find-my-way refuses it too)."""
+        path = self.normalize(path)
         if path in self._paths.get(method, ()):
             raise DuplicatedRouteError(method, path)
         shapes = self._shapes.setdefault(method, {})
-        shape = path_shape(path)
+        shape = self.shape(path)
         if shape in shapes:
-            raise RouteParameterConflictError(method, path, method, shapes[shape])
-        shapes[shape] = path
-        self._paths.setdefault(method, []).append(path)
+            raise RouteParameterConflictError(method, path, method, shapes[shape][0])
         if is_static(path):
+            shapes[shape] = (path, value)
+            self._paths.setdefault(method, []).append(path)
             self.static.setdefault(method, {})[path] = value
             return
-        node = self._trees.setdefault(method, _Node())
+        tree = self._trees.get(method) or _Node()
+        node = tree
         names: list[str] = []
-        segments = path.split("/")[1:]
+        segments = split_path(path)[1:]
         for index, segment in enumerate(segments):
             if segment == "*" and index == len(segments) - 1:
                 node.wildcard = value
                 node.wildcard_names = (*names, "*")
-                return
-            if segment.startswith(":") and len(segment) > 1:
-                names.append(segment[1:])
+                break
+            if ":" not in segment:
+                node = node.static.setdefault(segment, _Node())
+                continue
+            parts = parse_segment(segment)
+            if len(parts) == 1 and parts[0][0] == "param" and parts[0][2] is None:
+                names.append(parts[0][1])
                 if node.param is None:
                     node.param = _Node()
+                    if not node.patterns:
+                        node.fast = node.param
                 node = node.param
+                continue
+            if all(kind == "static" for kind, _, _ in parts):  # "::" only: a literal colon
+                node = node.static.setdefault(parts[0][1] if self.case_sensitive else parts[0][1].lower(), _Node())
+                continue
+            pattern = _Pattern(parts, self.case_sensitive)
+            names.extend(pattern.names)
+            for existing, child in node.patterns:
+                if existing.source == pattern.source:
+                    node = child
+                    break
             else:
-                node = node.static.setdefault(segment, _Node())
-        node.value = value
-        node.param_names = tuple(names)
+                child = _Node()
+                node.patterns.append((pattern, child))
+                node.fast = None  # a pattern is tried before the plain parameter
+                node = child
+        else:
+            node.value = value
+            node.param_names = tuple(names)
+        self._trees[method] = tree
+        shapes[shape] = (path, value)
+        self._paths.setdefault(method, []).append(path)
 
     def has(self, method: str, path: str) -> bool:
         """Whether a route of ``method`` has this path, or one differing only in parameter names."""
-        return path_shape(path) in self._shapes.get(method, ())
+        return self.shape(self.normalize(path)) in self._shapes.get(method, ())
 
+    def get(self, method: str, path: str) -> tuple[str, T] | None:
+        """The declared path and value of the route of ``method`` declared with this path
+        (or one differing only in parameter names), or ``None``; nothing is matched."""
+        return self._shapes.get(method, {}).get(self.shape(self.normalize(path)))
+
+    # Matching.
     def find(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
         """The route for ``method`` and ``path`` with its parameters, or ``None``."""
         routes = self.static.get(method)
@@ -87,67 +325,94 @@ class Router(Generic[T]):
         return self.find_parametric(method, path)
 
     def find_parametric(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
-        """:meth:`find` for a path already known not to be a static route."""
+        """:meth:`find` for a path already known not to be a static route as given."""
+        if self._normalizing:
+            return self._find_normalized(method, path)
         node = self._trees.get(method)
         if node is None:
             return None
         # Greedy descent (static child first, then the parameter) finds almost every
-        # route; only a dead end pays for the backtracking search.
+        # route; only a dead end, or a level with pattern segments, pays for the search.
         values = []
+        longest = self.max_param_length
         for segment in path[1:].split("/"):
             child = node.static.get(segment)
             if child is not None:
                 node = child
-            elif node.param is not None and segment:
+            elif node.fast is not None and 0 < len(segment) <= longest:
                 values.append(segment)
-                node = node.param
+                node = node.fast
             else:
-                return _match(self._trees[method], path.split("/"), 1, [])
+                segments = path.split("/")
+                return self._match(self._trees[method], segments, segments, 1, [])
         if node.value is not None:
             return node.value, dict(zip(node.param_names, values))
-        return _match(self._trees[method], path.split("/"), 1, [])
+        segments = path.split("/")
+        return self._match(self._trees[method], segments, segments, 1, [])
+
+    def _find_normalized(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
+        path = self._request_path(path)
+        key = path if self.case_sensitive else path.lower()
+        routes = self.static.get(method)
+        if routes is not None:
+            value = routes.get(key)
+            if value is not None:
+                return value, {}
+        tree = self._trees.get(method)
+        if tree is None:
+            return None
+        segments = path.split("/")
+        keys = segments if self.case_sensitive else [segment.lower() for segment in segments]
+        return self._match(tree, keys, segments, 1, [])
 
     def find_segments(self, method: str, segments: list[str]) -> tuple[T, dict[str, str]] | None:
         """Match a path already split at its slashes (``["", "users", "a/b"]``: a segment may
         hold a decoded ``/``, which only a parameter can take)."""
         node = self._trees.get(method)
-        return None if node is None else _match(node, segments, 1, [])
+        if node is None:
+            return None
+        keys = segments if self.case_sensitive else [segment.lower() for segment in segments]
+        return self._match(node, keys, segments, 1, [])
+
+    def allowed_methods(self, path: str) -> list[str]:
+        """The methods that have a route matching ``path`` (for ``405`` and ``OPTIONS``'s ``Allow``)."""
+        return [method for method in sorted(set(self.static) | set(self._trees))
+                if self.find(method, path) is not None]
+
+    def _match(self, node: _Node[T], keys: list[str], segments: list[str], index: int,
+               values: list[str]) -> tuple[T, dict[str, str]] | None:
+        if index == len(segments):
+            if node.value is not None:
+                return node.value, dict(zip(node.param_names, values))
+            return None
+        segment = segments[index]
+        child = node.static.get(keys[index])
+        if child is not None:
+            found = self._match(child, keys, segments, index + 1, values)
+            if found is not None:
+                return found
+        longest = self.max_param_length
+        for pattern, child in node.patterns:
+            matched = pattern.match(segment, longest)
+            if matched is not None:
+                found = self._match(child, keys, segments, index + 1, values + matched)
+                if found is not None:
+                    return found
+        if node.param is not None and 0 < len(segment) <= longest:
+            values.append(segment)
+            found = self._match(node.param, keys, segments, index + 1, values)
+            if found is not None:
+                return found
+            values.pop()
+        if node.wildcard is not None:
+            rest = "/".join(segments[index:])
+            return node.wildcard, dict(zip(node.wildcard_names, [*values, rest]))
+        return None
 
     def routes(self) -> Iterator[tuple[str, str]]:
         for method, paths in self._paths.items():
             for path in paths:
                 yield method, path
-
-
-def _match(node: _Node[T], segments: list[str], index: int, values: list[str]) -> tuple[T, dict[str, str]] | None:
-    if index == len(segments):
-        if node.value is not None:
-            return node.value, dict(zip(node.param_names, values))
-        return None
-    segment = segments[index]
-    child = node.static.get(segment)
-    if child is not None:
-        found = _match(child, segments, index + 1, values)
-        if found is not None:
-            return found
-    if node.param is not None and segment:
-        values.append(segment)
-        found = _match(node.param, segments, index + 1, values)
-        if found is not None:
-            return found
-        values.pop()
-    if node.wildcard is not None:
-        rest = "/".join(segments[index:])
-        return node.wildcard, dict(zip(node.wildcard_names, [*values, rest]))
-    return None
-
-
-def path_shape(path: str) -> str:
-    """``path`` with its parameter names left out (``/x/:id/y`` and ``/x/:name/y`` have one shape)."""
-    if ":" not in path:
-        return path
-    return "/".join("\x00" if segment.startswith(":") and len(segment) > 1 else segment
-                    for segment in path.split("/"))
 
 
 def join_prefix(prefix: str, path: str) -> list[str]:
@@ -164,3 +429,14 @@ def normalize_prefix(prefix: Any) -> str:
         return ""
     prefix = "/" + str(prefix).strip("/")
     return "" if prefix == "/" else prefix
+
+
+def parameter_names(path: str) -> list[str]:
+    """The parameter names of a declared path, in order (``*`` for the wildcard)."""
+    names: list[str] = []
+    for segment in split_path(path):
+        if segment == "*":
+            names.append("*")
+        elif ":" in segment:
+            names.extend(text for kind, text, _ in parse_segment(segment) if kind == "param")
+    return names

@@ -68,7 +68,7 @@ def test_content_type_parser_is_encapsulated():
     app = Framework()
 
     def child(instance, opts):
-        instance.add_content_type_parser("application/x-www-form-urlencoded",
+        instance.add_content_type_parser("application/x-kv",
                                          lambda request, body: dict(p.split("=") for p in body.decode().split("&")))
         instance.add_content_type_parser(re.compile(r"^application/vnd\..*\+csv$"),
                                          lambda request, body: body.decode().split(","))
@@ -76,13 +76,13 @@ def test_content_type_parser_is_encapsulated():
 
     app.register(child)
     app.post("/root", lambda request, reply: {"body": request.body})
-    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    form = {"Content-Type": "application/x-kv"}
     assert app.inject(method="POST", url="/form", body="a=1&b=2", headers=form).json() == {"body": {"a": "1", "b": "2"}}
     assert app.inject(method="POST", url="/form", body="x,y",
                       headers={"Content-Type": "application/vnd.acme+csv"}).json() == {"body": ["x", "y"]}
     assert app.inject(method="POST", url="/root", body="a=1", headers=form).status_code == 415
     assert app.has_content_type_parser("application/json")
-    assert not app.has_content_type_parser("application/x-www-form-urlencoded")
+    assert not app.has_content_type_parser("application/x-kv")
 
 
 def test_reply_send_rules():

@@ -1,0 +1,67 @@
+"""Files: ``reply.send_file`` on werkzeug's ``send_file``, and the safe path look-up
+``plugins.static`` serves from.
+
+werkzeug does the HTTP part: ``ETag`` (from the file's mtime, size and path),
+``Last-Modified``, ``If-None-Match``/``If-Modified-Since`` (304), ``Range``/``If-Range``
+(206 with ``Content-Range``; a range beyond the file is a 416), ``Accept-Ranges``, the
+content type from the file name, and the server's ``wsgi.file_wrapper`` for the body.
+Headers the reply already holds (CORS's, a hook's) are carried over onto its answer.
+"""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .reply import Reply
+
+
+def send_file(reply: "Reply", path: Any, *, download_name: str | None, max_age: int | None,
+              mimetype: str | None, as_attachment: bool | None) -> "Reply":
+    from werkzeug.exceptions import RequestedRangeNotSatisfiable
+    from werkzeug.utils import send_file as werkzeug_send_file
+
+    environ = reply.request.environ
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        return reply.call_not_found()
+    try:
+        response = werkzeug_send_file(path, environ, mimetype=mimetype, download_name=download_name,
+                                      as_attachment=bool(download_name) if as_attachment is None else as_attachment,
+                                      conditional=True, etag=True, max_age=max_age)
+    except RequestedRangeNotSatisfiable:
+        size = os.path.getsize(path)
+        reply.code(416).header("content-range", f"bytes */{size}")
+        return reply.send(b"")
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        return reply.call_not_found()
+    for name, value in reply.get_headers().items():  # the reply's own headers (CORS, hooks) go along
+        if name in ("content-type", "content-length"):
+            continue
+        if isinstance(value, list):
+            response.headers.setlist(name, value)
+        else:
+            response.headers[name] = value
+    return reply.send(response)
+
+
+def resolve_under(root: str, relative: str, *, dotfiles: bool = False) -> str | None:
+    """The real path of ``relative`` inside ``root``, or ``None`` when it is not a path
+    there: ``..`` components or absolute paths (``werkzeug.security.safe_join``), a
+    symlink that leads out of ``root``, a NUL byte, and (unless ``dotfiles``) any
+    component starting with a dot."""
+    from werkzeug.security import safe_join
+
+    if "\x00" in relative:
+        return None
+    parts = [part for part in relative.split("/") if part]
+    if not dotfiles and any(part.startswith(".") for part in parts):
+        return None
+    joined = safe_join(root, *parts) if parts else root
+    if joined is None:
+        return None
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(joined)
+    if real != real_root and os.path.commonpath([real_root, real]) != real_root:
+        return None  # a symlink out of the root
+    return real

@@ -1,0 +1,265 @@
+"""Streamed replies: iterators, generators, file objects and server-sent events.
+
+``reply.send(payload)`` (or returning it) streams when ``payload`` is an iterator (a
+generator, ``iter(...)``, a text file's lines) or a binary file object:
+
+* the answer has no ``Content-Length`` (the server sends it chunked, or closes the
+  connection at its end), except a real file whose size is known;
+* the first chunk is produced *before* the status line goes out, so an error raised
+  before it is an ordinary error answer (a 500 through the error handlers);
+* an error raised after that cannot change the status any more: it is logged and
+  re-raised to the server, which closes the connection, so the client sees a
+  truncated answer rather than one that looks complete;
+* ``on_response`` hooks run once the server has closed the body (after the last chunk,
+  or after the client went away); the generator is closed first (its ``finally`` runs);
+* a file object goes through the server's ``wsgi.file_wrapper`` when it offers one (for
+  ``sendfile``), unless ``on_response`` hooks must run at its end;
+* a HEAD request, a 204 or a 304 sends no body and closes the iterator unread.
+
+Long streams (server-sent events, slow generators) hold a worker for their whole
+length: serve them with threads (gunicorn ``-k gthread --threads N``) or granian, not
+gunicorn's sync worker, which serves one request at a time and times out after 30 s.
+"""
+from __future__ import annotations
+
+import io
+import os
+import queue
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from orjson import dumps as _orjson_dumps
+
+from .errors import status_line
+
+if TYPE_CHECKING:
+    from .reply import Reply
+
+_BLOCK = 65536
+_NO_BODY_STATUSES = frozenset((204, 304))
+
+
+def is_stream(payload: Any) -> bool:
+    """Whether ``payload`` is sent as a stream: an iterator or a file object."""
+    return isinstance(payload, Iterator) or (hasattr(payload, "read") and callable(payload.read))
+
+
+class Stream:
+    """The body of a streamed reply, between ``Reply._body`` and :func:`start`."""
+
+    __slots__ = ("payload",)
+
+    def __init__(self, payload: Any) -> None:
+        self.payload = payload
+
+
+def _is_binary_file(payload: Any) -> bool:
+    return hasattr(payload, "read") and not isinstance(payload, io.TextIOBase)
+
+
+def _remaining_size(file: Any) -> int | None:
+    """The bytes left in a real file (``None`` when unknown: a pipe, a socket, a BytesIO)."""
+    try:
+        size = os.fstat(file.fileno()).st_size
+        return max(size - file.tell(), 0)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def _chunk(value: Any) -> bytes:
+    kind = type(value)
+    if kind is bytes:
+        return value  # type: ignore[no-any-return]
+    if kind is str:
+        return value.encode()  # type: ignore[no-any-return]
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise TypeError(f"a streamed reply yielded a {kind.__name__}: yield bytes or str")
+
+
+def _close(value: Any) -> None:
+    close = getattr(value, "close", None)
+    if close is not None:
+        close()
+
+
+def start(reply: "Reply", start_response: Callable[..., Any], stream: Stream) -> Iterable[bytes]:
+    """Answer the server with a streamed body (see the module's docstring)."""
+    payload = stream.payload
+    route = reply._route
+    request = reply.request
+    environ = request.environ
+    headers = reply._headers
+    status = reply.status_code
+    headers.pop("content-length", None)
+    no_body = status < 200 or status in _NO_BODY_STATUSES or environ["REQUEST_METHOD"] == "HEAD"
+    if no_body:
+        _close(payload)
+        if status < 200 or status in _NO_BODY_STATUSES:
+            headers.pop("content-type", None)
+            return reply._start(start_response, b"")
+        # HEAD: the headers a GET sends, without a length (a stream's is unknown)
+        start_response(status_line(status), reply._lines())
+        return _StreamBody(b"", iter(()), None, reply)
+    if _is_binary_file(payload):
+        size = _remaining_size(payload)
+        if size is not None:
+            headers["content-length"] = str(size)
+        lines = reply._lines()
+        wrapper = environ.get("wsgi.file_wrapper")
+        if wrapper is not None and not route.on_response:
+            start_response(status_line(status), lines)
+            return wrapper(payload, _BLOCK)  # type: ignore[no-any-return]
+        start_response(status_line(status), lines)
+        return _StreamBody(b"", _file_chunks(payload), payload, reply)
+    iterator = iter(payload)
+    try:
+        first = _chunk(next(iterator, b""))
+    except Exception as error:  # before the status went out: an ordinary error answer
+        _close(payload)
+        return reply._render_error(start_response, error)
+    start_response(status_line(status), reply._lines())
+    return _StreamBody(first, iterator, payload, reply)
+
+
+def _file_chunks(file: Any) -> Iterator[bytes]:
+    while True:
+        block = file.read(_BLOCK)
+        if not block:
+            return
+        yield block
+
+
+class _StreamBody:
+    """The body iterable of a streamed reply; the server calls ``close()`` at its end."""
+
+    __slots__ = ("first", "iterator", "source", "reply")
+
+    def __init__(self, first: bytes, iterator: Iterator[Any], source: Any, reply: "Reply") -> None:
+        self.first = first
+        self.iterator = iterator
+        self.source = source
+        self.reply = reply
+
+    def __iter__(self) -> Iterator[bytes]:
+        if self.first:
+            yield self.first
+        try:
+            for value in self.iterator:
+                chunk = _chunk(value)
+                if chunk:
+                    yield chunk
+        except Exception as error:
+            reply = self.reply
+            reply.error = error
+            route = reply._route
+            route.log.error("the streamed reply of %s %s failed after its status was sent, closing the "
+                            "connection: %r", route.method, route.url, error, exc_info=error)
+            raise
+
+    def close(self) -> None:
+        reply = self.reply
+        try:
+            _close(self.source)
+        except Exception as error:
+            reply._route.log.error("closing a streamed reply failed: %r", error, exc_info=error)
+        finally:
+            for hook in reply._route.on_response:
+                try:
+                    hook(reply.request, reply)
+                except Exception as error:
+                    reply._route.log.error("on_response hook failed: %r", error, exc_info=error)
+
+
+# Server-sent events.
+def format_event(event: Any) -> bytes:
+    """One event in the ``text/event-stream`` format (a str is the data)."""
+    if isinstance(event, (str, bytes)):
+        event = {"data": event}
+    if not isinstance(event, dict):
+        raise TypeError(f"an event is a dict (data, event, id, retry) or a str, not a {type(event).__name__}")
+    lines = []
+    for field in ("event", "id"):
+        value = event.get(field)
+        if value is not None:
+            text = str(value)
+            if "\n" in text or "\r" in text:
+                raise ValueError(f"an event's {field} cannot hold a line break")
+            lines.append(f"{field}: {text}")
+    if event.get("retry") is not None:
+        lines.append(f"retry: {int(event['retry'])}")
+    data = event.get("data")
+    if data is not None:
+        if isinstance(data, bytes):
+            data = data.decode()
+        elif not isinstance(data, str):
+            data = _orjson_dumps(data).decode()
+        lines.extend(f"data: {line}" for line in data.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+_END = object()
+
+
+def _events_with_heartbeat(events: Iterable[Any], heartbeat: float, retry: int | None) -> Iterator[bytes]:
+    """The event stream: the events pulled by a thread, a comment every ``heartbeat``
+    seconds while none comes."""
+    yield f"retry: {retry}\n\n".encode() if retry is not None else b": stream open\n\n"
+    pending: queue.Queue[Any] = queue.Queue(maxsize=16)
+    stop = threading.Event()
+    source = iter(events)
+
+    def produce() -> None:
+        try:
+            for event in source:
+                while not stop.is_set():
+                    try:
+                        pending.put(("event", event), timeout=0.5)
+                        break
+                    except queue.Full:
+                        continue
+                if stop.is_set():
+                    break
+            pending.put(("end", None))
+        except BaseException as error:  # handed to the response's thread
+            pending.put(("error", error))
+        finally:
+            _close(source)
+
+    threading.Thread(target=produce, name="sse-events", daemon=True).start()
+    try:
+        while True:
+            try:
+                kind, value = pending.get(timeout=heartbeat)
+            except queue.Empty:
+                yield b": heartbeat\n\n"
+                continue
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield format_event(value)
+    finally:
+        stop.set()
+
+
+def _events(events: Iterable[Any], retry: int | None) -> Iterator[bytes]:
+    yield f"retry: {retry}\n\n".encode() if retry is not None else b": stream open\n\n"
+    source = iter(events)
+    try:
+        for event in source:
+            yield format_event(event)
+    finally:
+        _close(source)
+
+
+def send_sse(reply: "Reply", events: Iterable[Any], heartbeat: float | None, retry: int | None) -> "Reply":
+    """``reply.sse(events)``: see :meth:`framework.reply.Reply.sse`."""
+    if heartbeat is not None and heartbeat <= 0:
+        raise ValueError("heartbeat must be a positive number of seconds, or None")
+    reply.header("content-type", "text/event-stream; charset=utf-8")
+    reply.header("cache-control", "no-cache")
+    reply.header("x-accel-buffering", "no")
+    body = _events(events, retry) if heartbeat is None else _events_with_heartbeat(events, heartbeat, retry)
+    return reply.send(body)

@@ -1,0 +1,216 @@
+"""CORS (the @fastify/cors plugin): ``Access-Control-*`` headers and preflight answers.
+
+``cors`` is wrapped with ``plugin(...)``, like ``bearer_auth``: it applies to the routes of
+the context that registers it and of that context's descendants, and to no other route::
+
+    from framework import Framework
+    from plugins.cors import cors
+
+    app = Framework()
+
+    def api(instance, opts):
+        instance.register(cors, origin=["https://app.example"], credentials=True, max_age=600)
+        instance.get("/items", lambda request, reply: [1, 2])
+
+    app.register(api, prefix="/api")
+
+Every request to those routes gets ``Access-Control-Allow-Origin`` (when its ``Origin``
+is allowed) and ``Vary: Origin``. An ``OPTIONS`` request to one of their paths is a
+preflight: it is answered ``204`` with ``Access-Control-Allow-Methods``,
+``Access-Control-Allow-Headers`` and ``Access-Control-Max-Age``. The plugin declares an
+``OPTIONS`` route for each path of its context that has none (once every plugin has
+loaded), and its ``on_request`` hook goes *before* the hooks its context added earlier,
+so a preflight to a context guarded by ``bearer_auth`` is answered without a key (a
+browser never sends credentials with a preflight). Register ``cors`` in the same
+context as ``bearer_auth`` or in an ancestor's, never in a descendant: hooks of an
+ancestor run first.
+
+Options (@fastify/cors's, in snake_case):
+
+``origin``
+    ``"*"`` (default: any origin), a string (that origin, sent as is), a list of strings
+    and compiled regexes, a compiled regex, ``True`` (reflect the request's origin),
+    ``False`` (no CORS headers at all), or ``callable(origin, request)`` returning one
+    of those (it may be ``async``).
+``methods``
+    The methods a preflight allows; default ``GET,HEAD,PUT,PATCH,POST,DELETE``.
+``allowed_headers``
+    The request headers a preflight allows; by default the preflight's
+    ``Access-Control-Request-Headers`` is reflected (with ``Vary`` on it).
+``exposed_headers``
+    Response headers a page may read (``Access-Control-Expose-Headers``).
+``credentials``
+    ``True`` sends ``Access-Control-Allow-Credentials: true``; with ``origin="*"`` it is
+    refused when the plugin loads (``ready()`` fails): browsers reject that pair.
+``max_age``
+    Seconds a browser may cache a preflight's answer.
+``strict_preflight``
+    ``True`` (default): an ``OPTIONS`` request without ``Origin`` or
+    ``Access-Control-Request-Method`` is answered ``400 Invalid Preflight Request``.
+``preflight``
+    ``False``: ``OPTIONS`` requests are left to the application's routes.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+from framework import plugin, run_coroutine
+
+__all__ = ["cors", "CorsOptionsError"]
+
+_OPTIONS = ("origin", "methods", "allowed_headers", "exposed_headers", "credentials", "max_age",
+            "strict_preflight", "preflight")
+_IGNORED = ("prefix",)
+_DEFAULT_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE"
+
+
+class CorsOptionsError(ValueError):
+    """Options the CORS plugin cannot work with; raised when it loads (``ready()``)."""
+
+
+def _joined(value: Any, name: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(item, str) for item in value):
+        return ", ".join(value)
+    raise CorsOptionsError(f"cors: {name} has to be a string or a list of strings, not {value!r}")
+
+
+def _check_origin(origin: Any) -> Any:
+    if origin is None or isinstance(origin, (str, bool, re.Pattern)) or callable(origin):
+        return origin
+    if isinstance(origin, (list, tuple, set, frozenset)):
+        for item in origin:
+            if not isinstance(item, (str, re.Pattern)):
+                raise CorsOptionsError(f"cors: origin list entries have to be strings or compiled regexes, "
+                                       f"not {item!r}")
+        return tuple(origin)
+    raise CorsOptionsError(f"cors: origin has to be a string, list, compiled regex, bool or function, not {origin!r}")
+
+
+def _allowed(request_origin: str, allowed: Any) -> bool:
+    if isinstance(allowed, (list, tuple)):
+        return any(_allowed(request_origin, each) for each in allowed)
+    if isinstance(allowed, str):
+        return request_origin == allowed
+    if isinstance(allowed, re.Pattern):
+        return allowed.search(request_origin) is not None
+    return bool(allowed)
+
+
+def _add_vary(reply: Any, name: str) -> None:
+    existing = reply.get_header("vary")
+    if not existing:
+        reply.header("vary", name)
+        return
+    values = [value.strip().lower() for value in str(existing).split(",")]
+    if "*" not in values and name.lower() not in values:
+        reply.header("vary", f"{existing}, {name}")
+
+
+class Cors:
+    """The plugin's behaviour for one registration: ``on_request`` hook and preflight answers."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
+        if unknown:
+            raise CorsOptionsError(f"cors: unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
+        self.origin = _check_origin(options.get("origin", "*"))
+        self.methods = _joined(options.get("methods", _DEFAULT_METHODS), "methods")
+        self.allowed_headers = _joined(options.get("allowed_headers"), "allowed_headers")
+        self.exposed_headers = _joined(options.get("exposed_headers"), "exposed_headers")
+        self.credentials = options.get("credentials", False)
+        max_age = options.get("max_age")
+        if max_age is not None and (type(max_age) is not int or max_age < 0):
+            raise CorsOptionsError(f"cors: max_age has to be a number of seconds, not {max_age!r}")
+        self.max_age = max_age
+        self.strict_preflight = options.get("strict_preflight", True)
+        self.preflight = options.get("preflight", True)
+        for name in ("credentials", "strict_preflight", "preflight"):
+            if not isinstance(getattr(self, name), bool):
+                raise CorsOptionsError(f"cors: {name} has to be True or False")
+        if self.credentials and self.origin == "*":
+            raise CorsOptionsError(
+                "cors: credentials=True with origin='*' is refused by browsers (the Fetch standard): "
+                "list the allowed origins, or use origin=True to reflect the request's origin")
+
+    def _resolve(self, request: Any) -> Any:
+        origin = self.origin
+        if callable(origin) and not isinstance(origin, (re.Pattern, bool)):
+            origin = origin(request.headers.get("origin"), request)
+            if inspect.isawaitable(origin):
+                origin = run_coroutine(origin)
+            if isinstance(origin, str) and origin == "*" and self.credentials:
+                raise CorsOptionsError("cors: the origin function returned '*' while credentials=True")
+        return origin
+
+    def on_request(self, request: Any, reply: Any) -> Any:
+        _add_vary(reply, "Origin")
+        origin = self._resolve(request)
+        if origin is False or origin is None:
+            return None
+        request_origin = request.headers.get("origin")
+        if isinstance(origin, str):
+            reply.header("access-control-allow-origin", origin)
+        elif request_origin and _allowed(request_origin, origin):
+            reply.header("access-control-allow-origin", request_origin)
+        if self.credentials:
+            reply.header("access-control-allow-credentials", "true")
+        if self.exposed_headers is not None:
+            reply.header("access-control-expose-headers", self.exposed_headers)
+        if request.method == "OPTIONS" and self.preflight:
+            return self._answer_preflight(request, reply)
+        return None
+
+    def _answer_preflight(self, request: Any, reply: Any) -> Any:
+        headers = request.headers
+        if self.strict_preflight and (not headers.get("origin") or not headers.get("access-control-request-method")):
+            return reply.code(400).type("text/plain; charset=utf-8").send("Invalid Preflight Request")
+        reply.header("access-control-allow-methods", self.methods)
+        if self.allowed_headers is None:
+            _add_vary(reply, "Access-Control-Request-Headers")
+            requested = headers.get("access-control-request-headers")
+            if requested:
+                reply.header("access-control-allow-headers", requested)
+        else:
+            reply.header("access-control-allow-headers", self.allowed_headers)
+        if self.max_age is not None:
+            reply.header("access-control-max-age", str(self.max_age))
+        return reply.code(204).send()
+
+
+def _preflight_route(request: Any, reply: Any) -> Any:
+    """The ``OPTIONS`` route the plugin declares: its ``on_request`` hook answers first;
+    this runs only with ``preflight=False``."""
+    return reply.code(204).send()
+
+
+def _cors(instance: Any, opts: dict[str, Any]) -> None:
+    handler = Cors(dict(opts or {}))
+    instance.add_hook("on_request", handler.on_request, first=True)
+    if not handler.preflight:
+        return
+
+    def declare_preflight_routes() -> None:
+        # Once every plugin has loaded: the routes of this context and its descendants.
+        state = instance._state
+        prefix = instance.prefix
+        for context in instance.walk():
+            for route in list(context._routes):
+                url = route.url
+                if route.method == "OPTIONS" or state.router.has("OPTIONS", url):
+                    continue
+                relative = url[len(prefix):] if prefix and url.startswith(prefix) else url
+                instance.route("OPTIONS", relative or "/", _preflight_route,
+                               config={"cors_preflight": True})
+
+    instance.add_hook("on_ready", declare_preflight_routes)
+
+
+_cors.__doc__ = __doc__
+#: The plugin: ``register(cors, origin=[...])``. Runs in the registering context.
+cors = plugin(_cors, name="cors")
