@@ -179,16 +179,8 @@ def _schemathesis(server: Server, where: Path, *options: str) -> subprocess.Comp
 
 @pytest.mark.schemathesis
 def test_schemathesis_passes_against_the_example_app(server, tmp_path):
-    """Every default check and phase, bounded examples; only the undeclared-method check is
-    left to the test below (a known core finding)."""
-    result = _schemathesis(server, tmp_path, "--exclude-checks", "unsupported_method")
+    """Every default check and phase (an undeclared method included: the example answers
+    405), bounded examples."""
+    result = _schemathesis(server, tmp_path)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert re.search(r"\d+ generated, \d+ passed", result.stdout), result.stdout[-2000:]
-
-
-@pytest.mark.schemathesis
-@pytest.mark.xfail(strict=True, reason="core routing answers 404, not 405, to a method a known path does not "
-                                       "declare (TRACE /items); fixed on the core branch, then remove this mark")
-def test_schemathesis_undeclared_method_is_405(server, tmp_path):
-    result = _schemathesis(server, tmp_path, "--checks", "unsupported_method", "--phases", "coverage")
-    assert result.returncode == 0, result.stdout[-3000:]
