@@ -608,22 +608,31 @@ class ValidatorCodeGenerator:
                 limit = self._limit("minItems")
                 with self.emit(f"if len({var}) < {self.lit(limit)}:"):
                     self.error("minItems", {"limit": limit})
-            if definition.get("uniqueItems") is True:
-                self.generate_unique_items()
+            # Ajv's order: items (and additionalItems) and contains run before uniqueItems,
+            # so uniqueItems and contains judge the coerced items ([1, "2", 2] has a duplicate).
             if "items" in definition:
                 self.generate_items()
             if "contains" in definition:
                 self.generate_contains()
+            if definition.get("uniqueItems") is True:
+                self.generate_unique_items()
             if len(self._out) == start and not isinstance(guard, nullcontext):
                 self.emit("pass")
 
     def _tuple_defaults(self, items: list) -> None:
         if not self._use_defaults or self._composite:
             return
+        var = self._variable
         for index, item in enumerate(items):
             if isinstance(item, dict) and "default" in item:
-                with self.emit(f"if len({self._variable}) == {index}:"):
-                    self.emit(f"{self._variable}.append({self._default_source(item['default'])})")
+                with self.emit(f"if len({var}) == {index}:"):
+                    self.emit(f"{var}.append({self._default_source(item['default'])})")
+                if self._use_defaults == "empty":
+                    # "empty" also replaces a null or "" item, as it does for properties.
+                    element = f"{var}[{index}]"
+                    with self.emit(f"elif len({var}) > {index} and ({element} is None "
+                                   f"or type({element}) is str and {element} == ''):"):
+                        self.emit(f"{element} = {self._default_source(item['default'])}")
 
     def generate_unique_items(self) -> None:
         var = self._variable
@@ -647,6 +656,13 @@ class ValidatorCodeGenerator:
         if items is True or items == {}:
             return
         if isinstance(items, list):
+            additional = definition.get("additionalItems", True)
+            if additional is False:
+                # Ajv checks additionalItems first: a too-long tuple is rejected before
+                # any of its items is coerced.
+                limit = len(items)
+                with self.emit(f"if len({var}) > {limit}:"):
+                    self.error("additionalItems", {"limit": limit})
             for index, item in enumerate(items):
                 if item is True or item == {}:
                     continue
@@ -655,12 +671,7 @@ class ValidatorCodeGenerator:
                     self.emit(f"{element} = {var}[{index}]")
                     self._sub(item, element, self._path + (("s", str(index)),), f"/items/{index}",
                               (var, str(index)))
-            additional = definition.get("additionalItems", True)
-            if additional is False:
-                limit = len(items)
-                with self.emit(f"if len({var}) > {limit}:"):
-                    self.error("additionalItems", {"limit": limit})
-            elif additional is not True and additional != {}:
+            if additional is not False and additional is not True and additional != {}:
                 index, element = self._var("index"), self._var("item")
                 with self._static_block():
                     with self.emit(f"for {index} in range({len(items)}, len({var})):"):
