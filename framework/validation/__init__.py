@@ -44,8 +44,8 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
   rest a ``float``.
 - Tuple-item defaults fill missing items in order and stop at the first missing item
   without a default (a Python list has no holes).
-- ``pattern`` is an ECMA-262 regex (``u`` flag) translated to Python's ``re``;
-  ``\\p{...}`` is not supported (a compile error).
+- ``pattern`` is an ECMA-262 regex (``u`` flag) translated to Python's ``re``; one
+  with ``\\p{...}``/``\\P{...}`` is compiled with the ``regex`` package instead.
 - An error raised under ``propertyNames`` carries ``property_name`` (Ajv's
   ``propertyName``), like the other fields in snake_case.
 """
