@@ -498,7 +498,20 @@ class ValidatorCodeGenerator:
         limit = self._definition[keyword]
         if not _is_number(limit):
             raise SchemaCompileError(f"{keyword} must be a number at {self._spath}")
-        with self.emit(f"if {self._variable} {operator} {self.lit(limit)}:"):
+        var = self._variable
+        if isinstance(limit, int) and abs(limit) > 2 ** 53:
+            # A float (a JSON number too big for a 64-bit int) is compared with the limit as
+            # a double, as JavaScript compares: -18446744073709551600 is not below
+            # -18446744073709551615 (both are -2**64 as doubles). Ints compare exactly.
+            try:
+                as_double: float = float(limit)
+            except OverflowError:
+                as_double = float("inf") if limit > 0 else float("-inf")
+            test = (f"({var} {operator} {self.lit(limit)} if type({var}) is int "
+                    f"else {var} {operator} {self.lit(as_double)})")
+        else:
+            test = f"{var} {operator} {self.lit(limit)}"
+        with self.emit(f"if {test}:"):
             self.error(keyword, {"comparison": comparison, "limit": limit})
 
     def generate_number(self) -> None:
