@@ -34,7 +34,9 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
   ``engine.add_format``. The draft-07 formats ajv-formats lacks (``iri``,
   ``iri-reference``, ``idn-email``, ``idn-hostname``) are built in.
 - Unknown keywords are ignored (Ajv's strict mode rejects them): annotations such as
-  ``example`` or ``x-...`` are common in route schemas. A ``default`` where Ajv ignores
+  ``example`` or ``x-...`` are common in route schemas. ``strict=True`` rejects them
+  (:data:`KNOWN_KEYWORDS`, plus the keywords added with ``add_keyword``).
+  A ``default`` where Ajv ignores
   it (inside ``anyOf``/``oneOf``/``not``/``if``/``contains``/``propertyNames``, at the
   root) is ignored too, without Ajv's strict-mode error.
 - ``multipleOf`` is exact (decimal arithmetic on the JSON numbers: 19.01 is a multiple
@@ -51,7 +53,8 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 """
 from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
+from .keywords import KNOWN_KEYWORDS, unknown_keywords
 from .runtime import js_string
 
-__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors",
-           "js_string"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "KNOWN_KEYWORDS", "SchemaCompileError", "ValidatorEngine", "compile_schema",
+           "format_errors", "js_string", "unknown_keywords"]

@@ -38,6 +38,7 @@ from .ecma_regex import compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import SchemaCompileError
 from ..schemas import RefIndex, base_inside, escape_token as ptr, json_equal
+from .keywords import unknown_keywords
 from .messages import english
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
@@ -99,6 +100,7 @@ class ValidatorCodeGenerator:
         self._use_defaults = options["use_defaults"]
         self._remove = options["remove_additional"]
         self._nullable = options["nullable"]
+        self._strict = options.get("strict", False)
         self._user_formats = formats
         self._keywords = keywords
         self._globals: dict[str, Any] = {
@@ -279,6 +281,11 @@ class ValidatorCodeGenerator:
         return self.run_generate_functions(definition)
 
     def run_generate_functions(self, definition: dict[str, Any]) -> int:
+        if self._strict:
+            unknown = unknown_keywords(definition, self._keywords)
+            if unknown:
+                raise SchemaCompileError(f'strict mode: unknown keyword "{unknown[0]}" at {self._spath}'
+                                         f'/{ptr(unknown[0])} (declare it with engine.add_keyword)')
         count = 0
         for keys, func in _ORDER:
             for key in keys:
