@@ -37,7 +37,7 @@ from . import runtime
 from .ecma_regex import compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import SchemaCompileError
-from ..schemas import RefIndex, base_inside, escape_token as ptr, json_equal
+from ..schemas import DRAFT07_META_URI, RefIndex, base_inside, escape_token as ptr, json_equal
 from .keywords import unknown_keywords
 from .messages import english
 
@@ -640,7 +640,7 @@ class ValidatorCodeGenerator:
                 self.emit("pass")
 
     def _tuple_defaults(self, items: list) -> None:
-        if not self._use_defaults or self._composite:
+        if not self._use_defaults or self._composite or self._in_meta_schema():
             return
         var = self._variable
         for index, item in enumerate(items):
@@ -762,7 +762,13 @@ class ValidatorCodeGenerator:
             if len(self._out) == start and not isinstance(guard, nullcontext):
                 self.emit("pass")
 
+    def _in_meta_schema(self) -> bool:
+        # Ajv applies neither defaults nor removeAdditional inside a meta-schema.
+        return self._base == DRAFT07_META_URI
+
     def _removes_additional(self) -> bool:
+        if self._in_meta_schema():
+            return False
         definition = self._definition
         if self._remove == "all":
             return "additionalProperties" in definition or "properties" in definition
@@ -775,7 +781,7 @@ class ValidatorCodeGenerator:
 
     def _property_defaults(self) -> None:
         properties = self._definition.get("properties")
-        if not self._use_defaults or self._composite or not isinstance(properties, dict):
+        if not self._use_defaults or self._composite or not isinstance(properties, dict) or self._in_meta_schema():
             return
         var = self._variable
         for name, sub in properties.items():
