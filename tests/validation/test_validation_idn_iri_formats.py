@@ -65,3 +65,13 @@ def test_iri_reference(value, valid):
                                           ("1998-12-31T23:59:60Z", True)])
 def test_date_time_seconds(value, valid):
     assert check("date-time", value) is valid
+
+
+@pytest.mark.parametrize("value, valid", [
+    ("(?P<n>a)", False), ("(?#comment)", False), ("(?i)abc", False),   # Python-only syntax
+    ("(?<=a+)b", True), ("(?<!ab*)c", True),                        # ES2018 variable-width lookbehind
+    ("(?<n>a)\\k<n>", True), ("^\\p{L}+$", True), ("\\p{Nope}", False),
+])
+def test_format_regex_judges_by_ecma262(value, valid):
+    # Item 5: verified (ecma_syntax.py); the value is parsed, never compiled.
+    assert check("regex", value) is valid
