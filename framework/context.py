@@ -334,12 +334,15 @@ class Context:
         ``validator_compiler``, ``serializer_compiler``, ``config``, ``body_limit``, and the
         request hooks (``on_request=fn`` or a list)."""
         self._state.check_not_started("add route")
-        options = dict(options, method=normalize_methods(method), url=url, handler=handler)
+        methods = normalize_methods(method)
+        # Hooks see the method as given (Fastify): "POST" for a string, a list for a list.
+        options = dict(options, method=methods[0] if isinstance(method, str) else methods, url=url,
+                       handler=handler)
         options["prefix"] = self._prefix
         options.setdefault("config", {})
         for hook in self._hooks.collect("on_route"):
             hook(options)
-            options["method"] = normalize_methods(options["method"])
+        options["method"] = normalize_methods(options["method"])
         check_route_options(options)
         # The router's options may make "/v1" and "/v1/" one path: declared once.
         full_urls = dict.fromkeys(map(self._state.router.normalize, join_prefix(self._prefix, options["url"])))

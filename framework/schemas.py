@@ -266,6 +266,21 @@ def _shared_walk(document: dict, base: str) -> tuple[dict, dict, list]:
     return resources, anchors, refs
 
 
+#: The draft-07 meta-schema's id; ``$ref`` to it resolves to the copy shipped in the package.
+DRAFT07_META_URI = "http://json-schema.org/draft-07/schema"
+_DRAFT07_META: list[Any] = []
+
+
+def draft07_meta_schema() -> Any:
+    """The draft-07 meta-schema (``framework/validation/draft-07-schema.json``), loaded once."""
+    if not _DRAFT07_META:
+        import json
+        import pathlib
+        path = pathlib.Path(__file__).with_name("validation") / "draft-07-schema.json"
+        _DRAFT07_META.append(json.loads(path.read_text(encoding="utf-8")))
+    return _DRAFT07_META[0]
+
+
 class RefIndex:
     """Where every ``$id`` of a schema (and of the shared schemas it reaches) points.
 
@@ -296,10 +311,15 @@ class RefIndex:
         _walk_into(node, outer, self.resources, self.anchors, self.refs)
 
     def _index_shared(self, key: str) -> bool:
-        if key in self._shared_indexed or key not in self.shared:
+        if key in self._shared_indexed:
+            return False
+        if key in self.shared:
+            document = self.shared[key]
+        elif strip_fragment(key) == DRAFT07_META_URI:
+            document = draft07_meta_schema()   # shipped, as Ajv ships it: no network, no add_schema
+        else:
             return False
         self._shared_indexed.add(key)
-        document = self.shared[key]
         self.reached[key] = document
         uri = strip_fragment(key)
         node_id = document.get("$id") if isinstance(document, dict) and "$ref" not in document else None

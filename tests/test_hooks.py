@@ -92,7 +92,7 @@ def test_application_hooks_fire_once_each():
     app.ready()
     app.close()
     app.close()
-    assert events == [("route", ["GET"], "/root"), ("register", "c"), ("route", ["GET"], "/in-child"),
+    assert events == [("route", "GET", "/root"), ("register", "c"), ("route", "GET", "/in-child"),
                       ("ready",), ("close",)]
 
 

@@ -34,7 +34,9 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
   ``engine.add_format``. The draft-07 formats ajv-formats lacks (``iri``,
   ``iri-reference``, ``idn-email``, ``idn-hostname``) are built in.
 - Unknown keywords are ignored (Ajv's strict mode rejects them): annotations such as
-  ``example`` or ``x-...`` are common in route schemas. A ``default`` where Ajv ignores
+  ``example`` or ``x-...`` are common in route schemas. ``strict=True`` rejects them
+  (:data:`KNOWN_KEYWORDS`, plus the keywords added with ``add_keyword``).
+  A ``default`` where Ajv ignores
   it (inside ``anyOf``/``oneOf``/``not``/``if``/``contains``/``propertyNames``, at the
   root) is ignored too, without Ajv's strict-mode error.
 - ``multipleOf`` is exact (decimal arithmetic on the JSON numbers: 19.01 is a multiple
@@ -44,14 +46,15 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
   rest a ``float``.
 - Tuple-item defaults fill missing items in order and stop at the first missing item
   without a default (a Python list has no holes).
-- ``pattern`` is an ECMA-262 regex (``u`` flag) translated to Python's ``re``;
-  ``\\p{...}`` is not supported (a compile error).
+- ``pattern`` is an ECMA-262 regex (``u`` flag) translated to Python's ``re``; one
+  with ``\\p{...}``/``\\P{...}`` is compiled with the ``regex`` package instead.
 - An error raised under ``propertyNames`` carries ``property_name`` (Ajv's
   ``propertyName``), like the other fields in snake_case.
 """
 from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
+from .keywords import KNOWN_KEYWORDS, unknown_keywords
 from .runtime import js_string
 
-__all__ = ["DEFAULT_OPTIONS", "Invalid", "SchemaCompileError", "ValidatorEngine", "compile_schema", "format_errors",
-           "js_string"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "KNOWN_KEYWORDS", "SchemaCompileError", "ValidatorEngine", "compile_schema",
+           "format_errors", "js_string", "unknown_keywords"]

@@ -3,8 +3,10 @@
 Differences handled: ``\\d``/``\\w`` are ASCII in JavaScript, ``$`` is the end of input
 (Python's also matches before a final newline), ``.`` excludes every JS line
 terminator, named groups are ``(?<n>...)``, ``\\u{...}`` code points, ``[^]`` and
-``[]``, a literal ``[`` in a class. ``\\p{...}`` needs the third-party ``regex`` module,
-which the project does not depend on: such a pattern is a compile error.
+``[]``, a literal ``[`` in a class. ``\\p{...}``/``\\P{...}`` (Unicode properties: general
+categories, ``Script=``/``Script_Extensions=``, binary properties) are checked against
+ECMA-262's tables (:mod:`.ecma_syntax`) and compiled with the ``regex`` package, which
+has Unicode's property data (``re`` has none); every other pattern stays with ``re``.
 """
 from __future__ import annotations
 
@@ -21,7 +23,16 @@ _DOT = "[^\\n\\r\\u2028\\u2029]"
 
 @functools.lru_cache(maxsize=1024)
 def translate_pattern(pattern: str) -> str:
-    """Python ``re`` source equivalent to the JavaScript ``pattern``. Raises ValueError if unsupported."""
+    """Python ``re`` source equivalent to the JavaScript ``pattern``. Raises ValueError if unsupported.
+
+    A pattern with ``\\p{...}`` translates to ``regex`` source (see :func:`compile_pattern`).
+    """
+    return _translate(pattern)[0]
+
+
+def _translate(pattern: str) -> tuple[str, bool]:
+    """``(source, uses_property_escapes)``."""
+    properties = False
     out: list[str] = []
     i, n = 0, len(pattern)
     in_class = False
@@ -31,8 +42,15 @@ def translate_pattern(pattern: str) -> str:
             if i + 1 >= n:
                 raise ValueError("pattern ends with a lone backslash")
             nxt = pattern[i + 1]
-            if nxt in "pP":
-                raise ValueError("Unicode property escapes (\\p{...}) are not supported")
+            if nxt in "pP" and i + 2 < n and pattern[i + 2] == "{":
+                end = pattern.find("}", i)
+                if end < 0:
+                    raise ValueError("unterminated Unicode property escape")
+                # Same spelling in the regex package: \p{L}, \p{Script=Greek}, \P{sc=Grek}.
+                out.append(pattern[i:end + 1])
+                properties = True
+                i = end + 1
+                continue
             if nxt == "u" and i + 2 < n and pattern[i + 2] == "{":
                 end = pattern.index("}", i)
                 out.append("\\U%08x" % int(pattern[i + 3:end], 16))
@@ -97,13 +115,32 @@ def translate_pattern(pattern: str) -> str:
         else:
             out.append(char)
         i += 1
-    return "".join(out)
+    return "".join(out), properties
 
 
 @functools.lru_cache(maxsize=1024)
 def compile_pattern(pattern: str) -> "re.Pattern[str]":
-    """Compile a JSON-Schema ``pattern``; ``ValueError`` for an invalid or unsupported one."""
+    """Compile a JSON-Schema ``pattern``; ``ValueError`` for an invalid or unsupported one.
+
+    Schema text only (the application's patterns), never request data. A pattern with
+    Unicode property escapes must be valid ECMA-262 (``u`` flag), names included, and is
+    compiled with ``regex``; the result has the same ``search`` as an ``re`` pattern.
+    """
+    source, properties = _translate(pattern)
+    if properties:
+        from .ecma_syntax import is_ecma_regex
+        if not is_ecma_regex(pattern):
+            raise ValueError(f"invalid pattern {pattern!r}: not an ECMA-262 regular expression "
+                             "(unknown Unicode property?)")
+        try:
+            import regex
+        except ImportError as exc:  # a dependency (setup.cfg); say what is missing
+            raise ValueError(f"pattern {pattern!r} uses \\p{{...}}, which needs the 'regex' package") from exc
+        try:
+            return regex.compile(source, regex.VERSION0)
+        except regex.error as exc:
+            raise ValueError(f"invalid pattern {pattern!r}: {exc}") from exc
     try:
-        return re.compile(translate_pattern(pattern))
+        return re.compile(source)
     except re.error as exc:
         raise ValueError(f"invalid pattern {pattern!r}: {exc}") from exc

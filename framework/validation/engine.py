@@ -25,6 +25,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "remove_additional": True,
     "all_errors": False,
     "nullable": True,
+    "strict": False,
     "formats": {},
 }
 
@@ -34,6 +35,7 @@ _ALLOWED = {
     "remove_additional": (True, False, "all"),
     "all_errors": (True, False),
     "nullable": (True, False),
+    "strict": (True, False),
 }
 
 
@@ -79,6 +81,8 @@ class ValidatorEngine:
                                              ``"all"``: every undeclared one; ``False``: report them
     ``all_errors``               ``False``   collect every error instead of stopping at the first
     ``nullable``                 ``True``    honour OpenAPI's ``nullable: true``
+    ``strict``                   ``False``   Ajv's strict mode for keywords: an unknown keyword
+                                             (``requried``) fails compilation naming its schema path
     ``formats``                  ``{}``      extra formats: name -> regex source, compiled regex or
                                              predicate ``check(value) -> bool``
     ============================ =========== ==========================================================

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import unicodedata
 from typing import Any, Callable, Pattern
 
-from .ecma_regex import translate_pattern
+import idna
+from idna import core as idna_core
+
+from .ecma_regex import compile_pattern
 from .ecma_syntax import is_ecma_regex
 from .runtime import is_integer, is_number
 
@@ -38,14 +42,18 @@ def _time(value: str, strict_zone: bool) -> bool:
     match = _TIME.match(value)
     if not match:
         return False
-    hour, minute, second = int(match.group(1)), int(match.group(2)), float(match.group(3))
+    # Whole seconds only: a fraction never changes the verdict (59.999999999999999 is
+    # valid, and float() would round it to 60).
+    hour, minute, second = int(match.group(1)), int(match.group(2)), int(match.group(3)[:2])
     zone, sign = match.group(4), match.group(5)
     zone_hour, zone_minute = int(match.group(6) or 0), int(match.group(7) or 0)
     if strict_zone and not zone:
         return False
     if zone_hour > 23 or zone_minute > 59:
         return False
-    if hour <= 23 and minute <= 59 and second < 60:
+    if hour > 23 or minute > 59:
+        return False
+    if second < 60:
         return True
     # A leap second is 23:59:60 in UTC.
     utc_minute = minute - zone_minute * (1 if sign == "+" else -1 if sign else 0)
@@ -97,9 +105,54 @@ _URI_REFERENCE = re.compile(
     r"(?:/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*"
     r"|/?(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?)"
     r"(?:\?" + _URI_CHARS + r"*)?(?:#" + _URI_CHARS + r"*)?\Z", re.I | re.ASCII)
-_IRI_CHARS = r"[^\x00-\x20<>\"{}|\\^`]"
-_IRI = re.compile(r"[a-z][a-z0-9+\-.]*:" + _IRI_CHARS + r"*\Z", re.I)
-_IRI_REFERENCE = re.compile(_IRI_CHARS + r"*\Z")
+# RFC 3987 (IRI): RFC 3986's grammar with ucschar (and iprivate in the query) allowed.
+# Every repetition is over a class that excludes the next delimiter, so matching is linear.
+_UCS = ("\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef\U00010000-\U0001fffd\U00020000-\U0002fffd"
+        "\U00030000-\U0003fffd\U00040000-\U0004fffd\U00050000-\U0005fffd\U00060000-\U0006fffd"
+        "\U00070000-\U0007fffd\U00080000-\U0008fffd\U00090000-\U0009fffd\U000a0000-\U000afffd"
+        "\U000b0000-\U000bfffd\U000c0000-\U000cfffd\U000d0000-\U000dfffd\U000e1000-\U000efffd")
+_IPRIVATE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+_IUNRESERVED = "A-Za-z0-9\\-._~" + _UCS
+_SUB_DELIMS = "!$&'()*+,;="
+_PCT = "%[0-9A-Fa-f]{2}"
+_IPCHAR = f"(?:[{_IUNRESERVED}{_SUB_DELIMS}:@]|{_PCT})"
+_ISEGMENT = f"{_IPCHAR}*"
+_IAUTHORITY = (f"(?:(?:[{_IUNRESERVED}{_SUB_DELIMS}:]|{_PCT})*@)?"
+               f"(?:\\[[^\\]/?#@\\[%]*\\]|(?:[{_IUNRESERVED}{_SUB_DELIMS}]|{_PCT})*)(?::[0-9]*)?")
+_ITAIL = (f"(?:\\?(?:[{_IUNRESERVED}{_SUB_DELIMS}:@/?{_IPRIVATE}]|{_PCT})*)?"
+          f"(?:#(?:[{_IUNRESERVED}{_SUB_DELIMS}:@/?]|{_PCT})*)?\\Z")
+_ISCHEME = "[A-Za-z][A-Za-z0-9+\\-.]*:"
+_IHIER_PART = (f"(?://{_IAUTHORITY}(?:/{_ISEGMENT})*|/(?:{_IPCHAR}+(?:/{_ISEGMENT})*)?"
+               f"|{_IPCHAR}+(?:/{_ISEGMENT})*|)")
+_IRELATIVE_PART = (f"(?://{_IAUTHORITY}(?:/{_ISEGMENT})*|/(?:{_IPCHAR}+(?:/{_ISEGMENT})*)?"
+                   f"|(?:[{_IUNRESERVED}{_SUB_DELIMS}@]|{_PCT})+(?:/{_ISEGMENT})*|)")
+_IRI = re.compile(_ISCHEME + _IHIER_PART + _ITAIL)
+_IRI_REFERENCE = re.compile(f"(?:{_ISCHEME}{_IHIER_PART}|{_IRELATIVE_PART}){_ITAIL}")
+_IP_LITERAL = re.compile(r"(?:[A-Za-z][A-Za-z0-9+\-.]*:)?//[^/?#\[\]]*\[([^\]]*)\]")
+_IP_FUTURE = re.compile(r"[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+\Z")
+
+
+def _iri(pattern: "re.Pattern[str]", value: str) -> bool:
+    if pattern.match(value) is None:
+        return False
+    literal = _IP_LITERAL.match(value)
+    if literal is None or _IP_FUTURE.match(literal.group(1)):
+        return True
+    try:   # an IPv6 literal: ipaddress refuses a leading zero in an embedded IPv4 part
+        ipaddress.IPv6Address(literal.group(1))
+    except ValueError:
+        return False
+    return True
+
+
+def is_iri(value: str) -> bool:
+    return _iri(_IRI, value)
+
+
+def is_iri_reference(value: str) -> bool:
+    return _iri(_IRI_REFERENCE, value)
+
+
 _URL = re.compile(
     r"(?:https?|ftp)://(?:[^\s:@]+(?::[^\s:@]*)?@)?(?:(?!10(?:\.\d{1,3}){3})(?!127(?:\.\d{1,3}){3})"
     r"(?:[1-9]\d?|1\d\d|2[01]\d|22[0-3])(?:\.(?:1?\d{1,2}|2[0-4]\d|25[0-5])){2}(?:\.(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-4]))"
@@ -125,14 +178,52 @@ _LABEL_MAX = 63
 _EMAIL_LOCAL_MAX = 64
 
 
+_IDN_SEPARATORS = re.compile("[.\u3002\uff0e\uff61]")
+_LDH_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\Z")
+_RTL = frozenset(("R", "AL", "AN"))
+
+
 def is_idn_hostname(value: str) -> bool:
-    if len(value) > _HOSTNAME_MAX + 1 or any(len(label) > _LABEL_MAX for label in value.split(".")):
+    """RFC 5890-5893 (IDNA 2008): each label an LDH label, a valid A-label (canonical
+    Punycode of a valid U-label) or a valid U-label (code points, hyphens, leading
+    combining marks, CONTEXTJ/CONTEXTO rules: the ``idna`` package); the Bidi rule on
+    every label of a name with a right-to-left label; at most 253 octets in ASCII form.
+    """
+    # A U-label is never longer than its A-label: bound the input before any IDNA work.
+    if not value or len(value) > _HOSTNAME_MAX:
         return False
+    labels = _IDN_SEPARATORS.split(value)
+    if any(not label or len(label) > _LABEL_MAX for label in labels):
+        return False   # empty label (also a trailing dot) or too long
+    size = len(labels) - 1
+    unicode_labels = []
     try:
-        ascii_name = value.encode("idna").decode("ascii")
-    except (UnicodeError, ValueError):
+        for label in labels:
+            if label.isascii():
+                if not _LDH_LABEL.match(label):
+                    return False
+                if label[2:4] == "--":
+                    if label[:4].lower() != "xn--":
+                        return False
+                    ulabel = idna.ulabel(label)
+                    if idna.alabel(ulabel).decode("ascii") != label.lower():
+                        return False   # not the canonical encoding of its U-label
+                    unicode_labels.append(ulabel)
+                else:
+                    unicode_labels.append(label)
+                size += len(label)
+            else:
+                idna_core.check_label(label)
+                size += len(idna.alabel(label))
+                unicode_labels.append(label)
+        if size > _HOSTNAME_MAX:
+            return False
+        if any(unicodedata.bidirectional(char) in _RTL for label in unicode_labels for char in label):
+            for label in unicode_labels:
+                idna_core.check_bidi(label, check_ltr=True)
+    except (idna.IDNAError, UnicodeError, ValueError):
         return False
-    return is_hostname(ascii_name)
+    return True
 
 
 def is_ipv6(value: str) -> bool:
@@ -154,7 +245,8 @@ def is_regex(value: str) -> bool:
 def is_idn_email(value: str) -> bool:
     local, at, domain = value.partition("@")
     return bool(at) and bool(local) and "@" not in domain \
-        and len(local.encode("utf-8", "surrogatepass")) <= _EMAIL_LOCAL_MAX and is_idn_hostname(domain)
+        and len(local.encode("utf-8", "surrogatepass")) <= _EMAIL_LOCAL_MAX and len(domain) <= _HOSTNAME_MAX \
+        and is_idn_hostname(unicodedata.normalize("NFC", domain))   # RFC 6531: the domain may be un-normalized
 
 
 def _int_range(low: int, high: int) -> Check:
@@ -197,9 +289,9 @@ STRING_FORMATS: dict[str, Check] = {
     "byte": _regex(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\Z"),
     "password": _any,
     "binary": _any,
-    # Draft-07 formats that ajv-formats lacks: loose but useful checks.
-    "iri": lambda value: _IRI.match(value) is not None,
-    "iri-reference": lambda value: _IRI_REFERENCE.match(value) is not None,
+    # Draft-07 formats that ajv-formats lacks: RFC 3987 IRIs, IDNA 2008 host names.
+    "iri": is_iri,
+    "iri-reference": is_iri_reference,
     "idn-email": is_idn_email,
     "idn-hostname": is_idn_hostname,
 }
@@ -216,7 +308,7 @@ NUMBER_FORMATS: dict[str, Check] = {
 def make_check(check: "str | Pattern[str] | Check") -> Check:
     """A user format (regex source, compiled regex or predicate) as a predicate on strings."""
     if isinstance(check, str):
-        compiled = re.compile(translate_pattern(check))
+        compiled = compile_pattern(check)
         return lambda value: compiled.search(value) is not None
     if isinstance(check, re.Pattern):
         return lambda value: check.search(value) is not None

@@ -37,7 +37,8 @@ from . import runtime
 from .ecma_regex import compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import SchemaCompileError
-from ..schemas import RefIndex, base_inside, escape_token as ptr, json_equal
+from ..schemas import DRAFT07_META_URI, RefIndex, base_inside, escape_token as ptr, json_equal
+from .keywords import unknown_keywords
 from .messages import english
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
@@ -99,6 +100,7 @@ class ValidatorCodeGenerator:
         self._use_defaults = options["use_defaults"]
         self._remove = options["remove_additional"]
         self._nullable = options["nullable"]
+        self._strict = options.get("strict", False)
         self._user_formats = formats
         self._keywords = keywords
         self._globals: dict[str, Any] = {
@@ -279,6 +281,11 @@ class ValidatorCodeGenerator:
         return self.run_generate_functions(definition)
 
     def run_generate_functions(self, definition: dict[str, Any]) -> int:
+        if self._strict:
+            unknown = unknown_keywords(definition, self._keywords)
+            if unknown:
+                raise SchemaCompileError(f'strict mode: unknown keyword "{unknown[0]}" at {self._spath}'
+                                         f'/{ptr(unknown[0])} (declare it with engine.add_keyword)')
         count = 0
         for keys, func in _ORDER:
             for key in keys:
@@ -498,7 +505,20 @@ class ValidatorCodeGenerator:
         limit = self._definition[keyword]
         if not _is_number(limit):
             raise SchemaCompileError(f"{keyword} must be a number at {self._spath}")
-        with self.emit(f"if {self._variable} {operator} {self.lit(limit)}:"):
+        var = self._variable
+        if isinstance(limit, int) and abs(limit) > 2 ** 53:
+            # A float (a JSON number too big for a 64-bit int) is compared with the limit as
+            # a double, as JavaScript compares: -18446744073709551600 is not below
+            # -18446744073709551615 (both are -2**64 as doubles). Ints compare exactly.
+            try:
+                as_double: float = float(limit)
+            except OverflowError:
+                as_double = float("inf") if limit > 0 else float("-inf")
+            test = (f"({var} {operator} {self.lit(limit)} if type({var}) is int "
+                    f"else {var} {operator} {self.lit(as_double)})")
+        else:
+            test = f"{var} {operator} {self.lit(limit)}"
+        with self.emit(f"if {test}:"):
             self.error(keyword, {"comparison": comparison, "limit": limit})
 
     def generate_number(self) -> None:
@@ -608,22 +628,31 @@ class ValidatorCodeGenerator:
                 limit = self._limit("minItems")
                 with self.emit(f"if len({var}) < {self.lit(limit)}:"):
                     self.error("minItems", {"limit": limit})
-            if definition.get("uniqueItems") is True:
-                self.generate_unique_items()
+            # Ajv's order: items (and additionalItems) and contains run before uniqueItems,
+            # so uniqueItems and contains judge the coerced items ([1, "2", 2] has a duplicate).
             if "items" in definition:
                 self.generate_items()
             if "contains" in definition:
                 self.generate_contains()
+            if definition.get("uniqueItems") is True:
+                self.generate_unique_items()
             if len(self._out) == start and not isinstance(guard, nullcontext):
                 self.emit("pass")
 
     def _tuple_defaults(self, items: list) -> None:
-        if not self._use_defaults or self._composite:
+        if not self._use_defaults or self._composite or self._in_meta_schema():
             return
+        var = self._variable
         for index, item in enumerate(items):
             if isinstance(item, dict) and "default" in item:
-                with self.emit(f"if len({self._variable}) == {index}:"):
-                    self.emit(f"{self._variable}.append({self._default_source(item['default'])})")
+                with self.emit(f"if len({var}) == {index}:"):
+                    self.emit(f"{var}.append({self._default_source(item['default'])})")
+                if self._use_defaults == "empty":
+                    # "empty" also replaces a null or "" item, as it does for properties.
+                    element = f"{var}[{index}]"
+                    with self.emit(f"elif len({var}) > {index} and ({element} is None "
+                                   f"or type({element}) is str and {element} == ''):"):
+                        self.emit(f"{element} = {self._default_source(item['default'])}")
 
     def generate_unique_items(self) -> None:
         var = self._variable
@@ -647,6 +676,13 @@ class ValidatorCodeGenerator:
         if items is True or items == {}:
             return
         if isinstance(items, list):
+            additional = definition.get("additionalItems", True)
+            if additional is False:
+                # Ajv checks additionalItems first: a too-long tuple is rejected before
+                # any of its items is coerced.
+                limit = len(items)
+                with self.emit(f"if len({var}) > {limit}:"):
+                    self.error("additionalItems", {"limit": limit})
             for index, item in enumerate(items):
                 if item is True or item == {}:
                     continue
@@ -655,12 +691,7 @@ class ValidatorCodeGenerator:
                     self.emit(f"{element} = {var}[{index}]")
                     self._sub(item, element, self._path + (("s", str(index)),), f"/items/{index}",
                               (var, str(index)))
-            additional = definition.get("additionalItems", True)
-            if additional is False:
-                limit = len(items)
-                with self.emit(f"if len({var}) > {limit}:"):
-                    self.error("additionalItems", {"limit": limit})
-            elif additional is not True and additional != {}:
+            if additional is not False and additional is not True and additional != {}:
                 index, element = self._var("index"), self._var("item")
                 with self._static_block():
                     with self.emit(f"for {index} in range({len(items)}, len({var})):"):
@@ -731,7 +762,13 @@ class ValidatorCodeGenerator:
             if len(self._out) == start and not isinstance(guard, nullcontext):
                 self.emit("pass")
 
+    def _in_meta_schema(self) -> bool:
+        # Ajv applies neither defaults nor removeAdditional inside a meta-schema.
+        return self._base == DRAFT07_META_URI
+
     def _removes_additional(self) -> bool:
+        if self._in_meta_schema():
+            return False
         definition = self._definition
         if self._remove == "all":
             return "additionalProperties" in definition or "properties" in definition
@@ -744,7 +781,7 @@ class ValidatorCodeGenerator:
 
     def _property_defaults(self) -> None:
         properties = self._definition.get("properties")
-        if not self._use_defaults or self._composite or not isinstance(properties, dict):
+        if not self._use_defaults or self._composite or not isinstance(properties, dict) or self._in_meta_schema():
             return
         var = self._variable
         for name, sub in properties.items():

@@ -252,10 +252,14 @@ def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
             and len(value) <= _EXACT_DIGITS and value.isdigit() and value.isascii():
         return int(value)
     if array_mode and type(value) is list and len(value) == 1:
+        # Ajv unwraps a one-item array only into a scalar: [{}] is never an object, [[1]]
+        # never an array (ajv-compat.md 1.1; its coercion tests: "[{}] to object fails").
         value = value[0]
+        if isinstance(value, (dict, list)):
+            return NO
         if matches_type(value, json_types):
             return value
-    if isinstance(value, (dict, list)):
+    elif isinstance(value, (dict, list)):
         return NO
     for target in json_types:
         if target == "object" or (target == "array" and not array_mode):
