@@ -12,9 +12,11 @@ import re
 
 import framework
 import framework.errors
+import plugins
+from conftest import ROOT  # the checkout (under tox, framework/ and plugins/ come from the wheel)
 
 PACKAGE = pathlib.Path(framework.__file__).resolve().parent
-PLUGINS = PACKAGE.parent / "plugins"
+PLUGINS = pathlib.Path(plugins.__file__).resolve().parent
 
 
 def _modules() -> dict[str, pathlib.Path]:
@@ -144,8 +146,8 @@ def test_every_error_class_lives_in_errors_and_every_code_is_raised():
 def test_no_dead_functions():
     """Every module-level function and class is used somewhere else, or is public API."""
     corpus = "\n".join(path.read_text(encoding="utf-8") for path in
-                       [*MODULES.values(), *PLUGINS.glob("*.py"), *(PACKAGE.parent / "tests").rglob("*.py"),
-                        PACKAGE.parent / "README.rst"])
+                       [*MODULES.values(), *PLUGINS.glob("*.py"), *(ROOT / "tests").rglob("*.py"),
+                        ROOT / "README.rst"])
     dead = []
     for name, tree in TREES.items():
         for node in tree.body:
