@@ -535,19 +535,64 @@ class SerializerGenerator:
         """``anyOf``/``oneOf``: the first branch whose cheap check (:meth:`branch_check`) passes.
 
         Each branch is merged with the schema around the ``anyOf`` (minus the ``anyOf``),
-        as fast-json-stringify does.
+        as fast-json-stringify does. Where branches overlap in type (two object shapes,
+        two arrays), the cheap check cannot tell them apart: those branches are tried
+        first by validating the value against them, as fast-json-stringify chooses (a
+        validator compiled now), then, when none validates, by the cheap check alone.
         """
         keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
         name, new = self._new_function("any", (keyword, id(schema), base))
         if new:
             lines = [f"def {name}(v):", f"    # {path!r}"]
-            for index, merged in enumerate(self.branches(schema, base)):
-                branch_path = f"{path}/{keyword}/{index}"
-                shaper = self.shaper(merged, base, branch_path)
-                lines += [f"    if {self.branch_check(merged, base)}:", f"        return {shaper.expr('v')}"]
+            branches = self.branches(schema, base)
+            kinds = [self._branch_types(merged, base) for merged in branches]
+            shaped = []
+            for index, merged in enumerate(branches):
+                shaper = self.shaper(merged, base, f"{path}/{keyword}/{index}")
+                shaped.append((self.branch_check(merged, base), shaper.expr("v")))
+            for index, merged in enumerate(branches):
+                if any(other != index and self._overlap(kinds[index], kinds[other]) for other in range(len(branches))):
+                    validator = self._branch_validator(merged, base)
+                    if validator is not None:
+                        check, expr = shaped[index]
+                        lines += [f"    if {check} and {self.constant(validator)}(v):", f"        return {expr}"]
+            for check, expr in shaped:
+                lines += [f"    if {check}:", f"        return {expr}"]
             lines.append(f"    raise _mismatch({path!r})")
             self.functions.append("\n".join(lines) + "\n")
         return Shaper(expr=lambda v: f"{name}({v})")
+
+    def _branch_types(self, schema: Schema, base: str, depth: int = 0) -> "set[str] | None":
+        """The JSON types a branch may take (``None``: any)."""
+        if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
+            if depth > 8:
+                return None
+            found: set[str] = set()
+            for sub in self.branches(schema, base):
+                kinds = self._branch_types(sub, base, depth + 1)
+                if kinds is None:
+                    return None
+                found |= kinds
+            return found
+        if "const" in schema or isinstance(schema.get("enum"), list):
+            return set()  # decided by its value: the cheap check is exact
+        types = self.types_of(schema)
+        if types is None:
+            return None
+        found = set(types) | ({"number"} if "integer" in types else set())
+        return found | ({"null"} if schema.get("nullable") is True else set())
+
+    @staticmethod
+    def _overlap(first: "set[str] | None", second: "set[str] | None") -> bool:
+        if first is None or second is None:
+            return first != set() and second != set()
+        return bool((first & second) & {"object", "array", "string", "number"})
+
+    def _branch_validator(self, schema: Schema, base: str) -> "Callable[[Any], bool] | None":
+        try:
+            return self.if_validator(schema, base)
+        except Exception:  # noqa: BLE001 - a branch the validator cannot compile keeps the cheap check
+            return None
 
     #: Strict type checks for ``anyOf`` branches: ``None`` matches only ``null``/nullable.
     BRANCH_CHECKS: dict[str, str] = {
