@@ -60,7 +60,7 @@ the outermost schema document that holds an ``errorMessage`` template.
 Options (``(error_messages, {...})`` in ``validator["plugins"]``): ``keep_errors``
 (``False``; ``True`` keeps the replaced errors, each marked ``"emUsed": True``) and
 ``single_error`` (``False``; ``True`` or a separator string joins the keyword messages of
-one node into one error, separated by ``"; "`` or that string, its ``params["errors"]``
+one node into one error, separated by ``";"`` (as ajv-errors 3.0.0 does) or that string, its ``params["errors"]``
 the records of those keywords).
 
 Without ``all_errors`` the plugin fails ``ready()``: collecting every error is what turns
@@ -344,6 +344,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
         """A new record for ``text`` (already rendered), replacing ``members``."""
         for m in members:
             used[m] = True
+            records[m]["emUsed"] = True  # ajv-errors marks the replaced error objects
         anchor.extend(members)
         created.append((max(anchor) if anchor else len(records), len(created),
                         _new_error(text, instance, site.path, [records[m] for m in members])))
@@ -377,7 +378,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
                     matched[records[i]["keyword"]].append(i)
             keys = [k for k in _js_keys({k: 0 for k in plain_keys}) if matched[k]]
             if single_error and keys:
-                separator = single_error if isinstance(single_error, str) else "; "
+                separator = single_error if isinstance(single_error, str) else ";"
                 members = [i for k in keys for i in matched[k]]
                 text = separator.join(render(message[k]) for k in keys)
                 emit(text, instance, site, members, anchor)
@@ -431,10 +432,8 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
 
     out: list[tuple[float, int, dict]] = []
     for i, record in enumerate(records):
-        if used[i]:
-            if not keep_errors:
-                continue
-            record["emUsed"] = True
+        if used[i] and not keep_errors:
+            continue
         out.append((i, -1, record))
     out.extend(created)
     out.sort(key=lambda item: (item[0], item[1]))

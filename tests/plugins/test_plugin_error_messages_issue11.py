@@ -98,7 +98,7 @@ def test_single_error_joins_one_nodes_keyword_messages():
         "errorMessage": {"type": "should be number", "minimum": "should be >= 2", "maximum": "should be <= 10",
                          "multipleOf": "should be multipleOf 2"}}}}
     out = records(schema, {"n": 11}, {"single_error": True})
-    assert brief(out) == [("errorMessage", "/n", "should be <= 10; should be multipleOf 2")]
+    assert brief(out) == [("errorMessage", "/n", "should be <= 10;should be multipleOf 2")]
     assert [e["keyword"] for e in out[0]["params"]["errors"]] == ["maximum", "multipleOf"]
     out = records(schema, {"n": 11}, {"single_error": "\n"})
     assert out[0]["message"] == "should be <= 10\nshould be multipleOf 2"

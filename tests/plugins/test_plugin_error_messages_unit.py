@@ -8,6 +8,11 @@ import pytest
 from plugins.error_messages import apply_error_messages, check_error_message_schema
 
 
+def used(errors):
+    """The replaced records as ajv-errors leaves them: marked ``emUsed``."""
+    return [{**e, "emUsed": True} for e in errors]
+
+
 def err(keyword, instance_path, schema_path, message="engine text", **params):
     return {"keyword": keyword, "instance_path": instance_path, "schema_path": schema_path,
             "params": params, "message": message}
@@ -27,7 +32,7 @@ def test_string_replaces_errors_of_node_and_below():
     assert out == [
         {"keyword": "errorMessage", "instance_path": "/name",
          "schema_path": "#/properties/name/errorMessage",
-         "params": {"errors": [before[0], before[1]]}, "message": "name must be 2+ letters"},
+         "params": {"errors": used([before[0], before[1]])}, "message": "name must be 2+ letters"},
         before[2],
     ]
 
@@ -44,7 +49,7 @@ def test_root_string_replaces_everything_but_inner_messages_survive():
         ("errorMessage", "/a", "a is a number"),
         ("errorMessage", "", "invalid user"),
     ]
-    assert out[1]["params"]["errors"] == errors[1:]
+    assert out[1]["params"]["errors"] == used(errors[1:])
 
 
 def test_object_keyed_by_keyword_replaces_only_those_keywords_of_that_node():
@@ -76,12 +81,12 @@ def test_required_per_property_and_as_one_string():
     out = apply_error_messages(errors, schema)
     assert [(e["keyword"], e["message"]) for e in out] == [
         ("required", "engine text"), ("errorMessage", "name is required"), ("errorMessage", "age is required")]
-    assert out[1]["params"]["errors"] == [errors[0]]
+    assert out[1]["params"]["errors"] == used([errors[0]])
 
     schema["errorMessage"] = {"required": "fill in name, age and x"}
     out = apply_error_messages(errors, schema)
     assert [(e["keyword"], e["message"]) for e in out] == [("errorMessage", "fill in name, age and x")]
-    assert out[0]["params"]["errors"] == errors
+    assert out[0]["params"]["errors"] == used(errors)
 
 
 def test_required_on_a_nested_object():
@@ -109,7 +114,7 @@ def test_properties_and_items_children():
         ("/list/1", "#/properties/list/errorMessage", "second is a number"),
         ("/a", "#/errorMessage", "a is wrong somewhere"),
     ]
-    assert out[1]["params"]["errors"] == [errors[0], errors[1]]
+    assert out[1]["params"]["errors"] == used([errors[0], errors[1]])
 
 
 def test_underscore_takes_what_remains():
@@ -135,7 +140,7 @@ def test_ref_target_paths_like_ajv():
     out = apply_error_messages(errors, schema)
     assert out == [{"keyword": "errorMessage", "instance_path": "/where/pos",
                     "schema_path": "#/definitions/pos/errorMessage",
-                    "params": {"errors": errors}, "message": "positions are >= 0"}]
+                    "params": {"errors": used(errors)}, "message": "positions are >= 0"}]
 
 
 def test_composite_branches_and_false_schema():
@@ -166,7 +171,7 @@ def test_keep_errors_and_single_error():
               "errorMessage": {"type": "number", "minimum": ">= 2", "maximum": "<= 10", "multipleOf": "even"}}
     errors = [err("maximum", "", "#/maximum"), err("multipleOf", "", "#/multipleOf")]
     single = apply_error_messages(errors, schema, single_error=True)
-    assert [e["message"] for e in single] == ["<= 10; even"] and single[0]["params"]["errors"] == errors
+    assert [e["message"] for e in single] == ["<= 10;even"] and single[0]["params"]["errors"] == used(errors)
     assert apply_error_messages(errors, schema, single_error=" | ")[0]["message"] == "<= 10 | even"
 
 
