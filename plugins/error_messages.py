@@ -250,14 +250,12 @@ def _new_error(message: str, instance: list[str], node_path: str, replaced: list
             "message": message}
 
 
-def _conditions_hold(site: _Site, instance: list[str], errors: list[dict]) -> bool:
+def _conditions_hold(site: _Site, instance: list[str], seen: set) -> bool:
+    """``seen``: ``(schema path, instance path, failingKeyword)`` of every error."""
     for condition in site.conditions:
         where = to_pointer(instance[:condition[2]])
-        if condition[0] == "comb":
-            if not any(e.get("schema_path") == condition[1] and e.get("instance_path", "") == where for e in errors):
-                return False
-        elif not any(e.get("schema_path") == condition[1] and e.get("instance_path", "") == where
-                     and (e.get("params") or {}).get("failingKeyword") == condition[3] for e in errors):
+        failing = condition[3] if condition[0] == "if" else None
+        if (condition[1], where, failing) not in seen:
             return False
     return True
 
@@ -267,6 +265,12 @@ def _concrete(sites: list[_Site], errors: list[dict]) -> list[tuple[_Site, list[
     order their ``errorMessage`` ran: post-order (inner nodes first), siblings in
     evaluation order, array items by index."""
     paths = {tuple(pointer_tokens(str(e.get("instance_path") or ""))) for e in errors}
+    seen = set()
+    for e in errors:
+        where = (str(e.get("schema_path")), str(e.get("instance_path") or ""))
+        seen.add(where + (None,))
+        if e.get("keyword") == "if":
+            seen.add(where + ((e.get("params") or {}).get("failingKeyword"),))
     found: dict[tuple[int, tuple[str, ...]], tuple[_Site, list[str]]] = {}
     for number, site in enumerate(sites):
         size = len(site.template)
@@ -277,7 +281,7 @@ def _concrete(sites: list[_Site], errors: list[dict]) -> list[tuple[_Site, list[
                 continue
             instance = list(tokens[:size])
             key = (number, tuple(instance))
-            if key not in found and _conditions_hold(site, instance, errors):
+            if key not in found and _conditions_hold(site, instance, seen):
                 found[key] = (site, instance)
     return sorted(found.values(), key=lambda item: _post_order_key(*item))
 
@@ -330,13 +334,32 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
     records = [dict(e) for e in errors]
     used = [False] * len(records)
     created: list[tuple[float, int, dict]] = []  # (position, sequence, record)
+    schema_paths = [str(e.get("schema_path", "")) for e in records]
+    instance_paths = [str(e.get("instance_path") or "") for e in records]
+    # instance pointer -> the records at it or below it, in order (each query is then
+    # linear in the errors it concerns: thousands of errors stay cheap)
+    under: dict[str, list[int]] = {}
+    created_under: dict[str, list[tuple[int, str]]] = {}
 
-    def owned_end(site: _Site, instance: list[str]) -> int:
-        prefix = to_pointer(instance)
+    def prefixes(pointer: str) -> list[str]:
+        found = [""]
+        at = pointer.find("/", 1)
+        while at != -1:
+            found.append(pointer[:at])
+            at = pointer.find("/", at + 1)
+        if pointer:
+            found.append(pointer)
+        return found
+
+    for i, pointer in enumerate(instance_paths):
+        for prefix in prefixes(pointer):
+            under.setdefault(prefix, []).append(i)
+
+    def owned_end(site: _Site, pointer: str) -> int:
         last = -1
-        for i, e in enumerate(records):
-            sp, ip = str(e.get("schema_path", "")), str(e.get("instance_path", ""))
-            if (sp == site.path or sp.startswith(site.path + "/")) and (ip == prefix or ip.startswith(prefix + "/")):
+        for i in under.get(pointer, ()):
+            sp = schema_paths[i]
+            if sp == site.path or sp.startswith(site.path + "/"):
                 last = i
         return last
 
@@ -346,8 +369,11 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             used[m] = True
             records[m]["emUsed"] = True  # ajv-errors marks the replaced error objects
         anchor.extend(members)
-        created.append((max(anchor) if anchor else len(records), len(created),
-                        _new_error(text, instance, site.path, [records[m] for m in members])))
+        position = max(anchor) if anchor else len(records)
+        record = _new_error(text, instance, site.path, [records[m] for m in members])
+        created.append((position, len(created), record))
+        for prefix in prefixes(record["instance_path"]):
+            created_under.setdefault(prefix, []).append((position, record["schema_path"]))
 
     for site, instance in _concrete(sites, records):
         # templates are relative to the errorMessage node's data, rendered once
@@ -355,25 +381,25 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             return render_template(text, data, instance)
         message = site.node[KEYWORD]
         pointer = to_pointer(instance)
-        end = owned_end(site, instance)
+        end = owned_end(site, pointer)
         anchor = [end] if end >= 0 else []
-        anchor += [int(position) for position, _, record in created
-                   if str(record["schema_path"]).startswith(site.path + "/")
-                   and (record["instance_path"] == pointer or record["instance_path"].startswith(pointer + "/"))]
+        anchor += [position for position, path in created_under.get(pointer, ())
+                   if path.startswith(site.path + "/")]
+        below = under.get(pointer, [])
 
         def free(i: int) -> bool:
             return not used[i] and records[i].get("keyword") != KEYWORD
 
         def direct(i: int) -> bool:
-            sp = str(records[i].get("schema_path", ""))
-            return (free(i) and records[i].get("instance_path", "") == pointer
+            sp = schema_paths[i]
+            return (free(i) and instance_paths[i] == pointer
                     and sp.startswith(site.path + "/") and "/" not in sp[len(site.path) + 1:])
 
         if isinstance(message, Mapping):
             # keyword messages (one per keyword, or one for all with single_error)
             plain_keys = [k for k in message if k not in _CHILD_KEYS and k != "_" and isinstance(message[k], str)]
             matched: dict[str, list[int]] = {k: [] for k in plain_keys}
-            for i in range(len(records)):
+            for i in below:
                 if direct(i) and records[i].get("keyword") in matched:
                     matched[records[i]["keyword"]].append(i)
             keys = [k for k in _js_keys({k: 0 for k in plain_keys}) if matched[k]]
@@ -388,7 +414,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             # per-property messages of required / dependencies
             prop_keys = [k for k in message if k not in _CHILD_KEYS and isinstance(message[k], Mapping)]
             by_prop: dict[str, dict[str, list[int]]] = {k: {p: [] for p in message[k]} for k in prop_keys}
-            for i in range(len(records)):
+            for i in below:
                 keyword = records[i].get("keyword")
                 if direct(i) and keyword in by_prop:
                     name = (records[i].get("params") or {}).get(_PROPERTY_PARAMS.get(keyword, ""))
@@ -409,8 +435,8 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
                 children.update({str(k): v for k, v in items.items()})
             if children:
                 grouped: dict[str, list[int]] = {k: [] for k in children}
-                for i in range(len(records)):
-                    ip = str(records[i].get("instance_path", ""))
+                for i in below:
+                    ip = instance_paths[i]
                     if free(i) and ip.startswith(pointer + "/"):
                         token = unescape_token(ip[len(pointer) + 1:].split("/", 1)[0])
                         if token in grouped:
@@ -423,9 +449,8 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             remaining = message
         if isinstance(remaining, str):
             members = []
-            for i in range(len(records)):
-                sp, ip = str(records[i].get("schema_path", "")), str(records[i].get("instance_path", ""))
-                if free(i) and (ip == pointer or ip.startswith(pointer + "/")) and sp.startswith(site.path + "/"):
+            for i in below:
+                if free(i) and schema_paths[i].startswith(site.path + "/"):
                     members.append(i)
             if members:
                 emit(render(remaining), instance, site, members, anchor)
