@@ -16,7 +16,7 @@ from .body import BODY_METHODS, OPTIONAL_BODY_METHODS, BodyParsing
 from .error_handling import default_error_handler
 from .hooks import HookPhase, synchronous
 from .inputs import compile_input_validation
-from .responses import compile_response_serializers
+from .responses import compile_response_serializers, strict_keywords
 from .serialization import compile_serializer
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ class CompiledRoute:
 
         self.serializers = compile_response_serializers(
             route, compile_serializer, route.options.get("serializer_compiler") or scope.serializer_compiler,
-            scope.schemas)
+            scope.schemas, strict_keywords(state))
         #: Nothing shapes or follows a reply: a dict or list goes straight to JSON.
         self.plain_json = not (self.serializers or self.pre_serialization or self.on_send or self.on_response)
 

@@ -71,9 +71,23 @@ class ResponseSerializers:
         return f"<response serializers {', '.join(keys)}>"
 
 
+def strict_keywords(state: Any) -> "frozenset[str] | None":
+    """With ``validator={"custom_options": {"strict": True}}``: the keywords the app's
+    validator plugins added (known in strict mode besides draft 7's); otherwise ``None``."""
+    options = getattr(state, "validator_options", None) or {}
+    if not (options.get("custom_options") or {}).get("strict"):
+        return None
+    engine = state.validator_engine()
+    return frozenset(getattr(engine, "known_keywords", None) or getattr(engine, "_keywords", ()))
+
+
 def compile_response_serializers(route: Any, compile_default: Callable[..., Serializer],
-                                 compiler: Callable[..., Any] | None, shared: dict[str, Any]) -> ResponseSerializers:
-    """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function)."""
+                                 compiler: Callable[..., Any] | None, shared: dict[str, Any],
+                                 strict: "frozenset[str] | None" = None) -> ResponseSerializers:
+    """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function).
+
+    ``strict`` (from :func:`strict_keywords`): Ajv's strict mode for the built-in
+    serializer, unknown keywords (but these) and unknown formats fail ``ready()``."""
     exact: dict[int, Entry] = {}
     by_class: dict[int, Entry] = {}
     default: Entry | None = None
@@ -81,6 +95,8 @@ def compile_response_serializers(route: Any, compile_default: Callable[..., Seri
     def build(schema: Any, status: str, content_type: str | None) -> Serializer:
         try:
             if compiler is None:
+                if strict is not None:
+                    return compile_default(schema, shared=shared, strict=True, keywords=strict)
                 return compile_default(schema, shared=shared)
             return compiler(schema=schema, method=route.method, url=route.url, http_status=status,
                             content_type=content_type)  # type: ignore[no-any-return]

@@ -76,6 +76,7 @@ from typing import Any, Callable
 from ..codegen import CodeCache, run
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas import RefIndex
+from .checks import check_schema, check_shared, check_strict
 from .generator import SerializerGenerator, Shaper
 
 __all__ = ["compile_serializer", "compile_source", "SerializationError", "SerializerGenerator",
@@ -102,18 +103,29 @@ def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload()).source
 
 
-def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None) -> Serializer:
+def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, strict: bool = False,
+                       keywords: "tuple[str, ...] | frozenset[str]" = ()) -> Serializer:
     """Compile ``schema`` (a response JSON schema) into ``serialize(data) -> bytes`` (UTF-8 JSON).
 
     ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name. Identical schemas
     (with identical shared schemas reached) compile once. Neither argument is mutated.
     An unresolvable ``$ref`` raises :class:`framework.schemas.UnresolvableRefError` now;
-    at run time a value that does not fit raises :class:`SerializationError`.
+    a schema that is not valid draft 7 (checked against the meta-schema, as
+    fast-json-stringify does) or that the generator cannot shape raises
+    :class:`SchemaCompileError` naming its schema path. ``strict``: Ajv's strict mode,
+    unknown keywords (other than ``keywords``) and formats are errors too. At run time a
+    value that does not fit raises :class:`SerializationError`.
     """
     shared = shared if shared is not None else {}
     index = RefIndex(schema, shared).preload()
     key = _cache_key(schema, index)
     serializer = _cache.get(key)
+    if serializer is not None and not strict:
+        return serializer
+    check_schema(schema)
+    if strict:
+        check_strict(schema, keywords, SerializerGenerator.FORMATS)
+    check_shared(shared, index.reached, strict, keywords, SerializerGenerator.FORMATS)
     if serializer is not None:
         return serializer
     with _lock:

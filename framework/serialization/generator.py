@@ -64,6 +64,9 @@ _INFERRED_TYPES = (
     ("number", ("multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")),
 )
 
+#: The id under which an ``if`` validator finds a root document that has no ``$id``.
+_ROOT_ID = "urn:x-framework-serializer:root"
+
 _JSON_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 
 
@@ -211,7 +214,7 @@ class SerializerGenerator:
         return cached
 
     @staticmethod
-    def types_of(schema: Schema) -> list[str] | None:
+    def types_of(schema: Schema, path: str = "#") -> list[str] | None:
         """The declared (or, as fast-json-stringify does, inferred) types; ``None``: untyped."""
         declared = schema.get("type")
         if declared is None:
@@ -222,7 +225,7 @@ class SerializerGenerator:
         types = declared if isinstance(declared, list) else [declared]
         for kind in types:
             if kind not in _JSON_TYPES:
-                raise SchemaCompileError(f"{kind!r} unsupported")
+                raise SchemaCompileError(f"{path}/type: {kind!r} unsupported")
         return list(dict.fromkeys(types))
 
     # ------------------------------------------------------------------ dispatch
@@ -230,9 +233,11 @@ class SerializerGenerator:
     def shaper(self, schema: Any, base: str, path: str) -> Shaper:
         """The :class:`Shaper` of any subschema: the dispatch on its keywords."""
         schema, base = self.normalize(schema, base)
+        if schema.get("if") is not None and schema.get("then") is not None:
+            return self.generate_if_then_else(schema, base, path)
         if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
             return self.generate_any_of(schema, base, path)
-        types = self.types_of(schema)
+        types = self.types_of(schema, path)
         nullable = schema.get("nullable") is True
         if "const" in schema:
             return self.generate_const(schema, base, path,
@@ -323,6 +328,11 @@ class SerializerGenerator:
         additional = schema.get("additionalProperties")
         has_extras = bool(patterns) or (additional is not None and additional is not False)
         only_required = [key for key in required if key not in properties]
+        for key in required:
+            if properties.get(key) is False:
+                raise SchemaCompileError(
+                    f"{path}/required: the required property {key!r} has the schema false "
+                    f"({path}/properties/{key}): no value can be serialized")
 
         shapers = {key: self.shaper(properties[key], base, f"{path}/properties/{key}") for key in order}
 
@@ -449,29 +459,140 @@ class SerializerGenerator:
             self.functions.append("\n".join(lines) + "\n")
         return Shaper(expr=lambda v: f"{name}({v})")
 
-    def generate_any_of(self, schema: Schema, base: str, path: str) -> Shaper:
-        """``anyOf``/``oneOf``: the first branch whose cheap check (:meth:`branch_check`) passes.
+    #: The validator options of ``if`` checks: a plain validator, which changes nothing.
+    IF_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False, "remove_additional": False}
+    _if_engine: Any = None
 
-        Each branch is merged with the schema around the ``anyOf`` (minus the ``anyOf``),
-        as fast-json-stringify does.
+    def if_validator(self, schema: Any, base: str) -> Callable[[Any], bool]:
+        """``check(value) -> bool`` for an ``if`` subschema, compiled by the validator engine.
+
+        Its ``$ref`` are made absolute first (the root document joins the shared schemas
+        under an internal id when it has none), so they keep their meaning out of place.
         """
-        keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
-        name, new = self._new_function("any", (keyword, id(schema), base))
+        from ..validation import ValidatorEngine
+        cls = type(self)
+        if cls._if_engine is None:
+            cls._if_engine = ValidatorEngine(self.IF_OPTIONS)
+        shared = dict(self.shared)
+        root_id = base_inside(self.root, "")
+        if not base:
+            base = root_id = _ROOT_ID
+        if root_id and root_id not in shared and isinstance(self.root, dict):
+            shared[root_id] = {**self.root, "$id": root_id}
+        if schema is True or schema is False:
+            schema = {} if schema else {"not": {}}
+        validate = cls._if_engine.compile(absolutize(schema, base), shared)
+        return runtime.matcher(validate)
+
+    def generate_if_then_else(self, schema: Schema, base: str, path: str) -> Shaper:
+        """``if``/``then``/``else``: the data validated against ``if`` picks the branch.
+
+        As fast-json-stringify 5: each branch is merged with the schema around it (minus
+        ``if``/``then``/``else``); a missing ``else`` is ``{"additionalProperties": true}``.
+        The ``if`` check is a validator compiled now; it runs on the value's JSON form.
+        """
+        name, new = self._new_function("if", ("if", id(schema), base))
         if new:
+            self._keep.append(schema)
+            outside = {k: v for k, v in schema.items() if k not in ("if", "then", "else")}
+            check = self.constant(self.if_validator(schema["if"], base))
+            otherwise = schema.get("else")
+            if otherwise is None:
+                otherwise = {"additionalProperties": True}
+            shapers = []
+            for keyword, branch in (("then", schema["then"]), ("else", otherwise)):
+                branch_schema, branch_base = self.normalize(branch, base)
+                if branch_base != base:
+                    branch_schema = absolutize(branch_schema, branch_base)
+                merged = merge_schemas([outside, branch_schema])
+                self._keep.append(merged)
+                shapers.append(self.shaper(merged, base, f"{path}/{keyword}"))
+            lines = [f"def {name}(v):", f"    # {path!r}", f"    if {check}(v):",
+                     f"        return {shapers[0].expr('v')}", f"    return {shapers[1].expr('v')}"]
+            self.functions.append("\n".join(lines) + "\n")
+        return Shaper(expr=lambda v: f"{name}({v})")
+
+    def branches(self, schema: Schema, base: str) -> list[Schema]:
+        """The ``anyOf``/``oneOf`` branches of ``schema``, each merged with the schema around it."""
+        keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
+        key = ("branches", id(schema), base)
+        cached = self._derived.get(key)
+        if cached is None:
+            self._keep.append(schema)
             outside = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-            lines = [f"def {name}(v):", f"    # {path!r}"]
-            for index, branch in enumerate(schema[keyword]):
+            merged_branches = []
+            for branch in schema[keyword]:
                 branch_schema, branch_base = self.normalize(branch, base)
                 if branch_base != base:
                     branch_schema = absolutize(branch_schema, branch_base)
                 merged, _ = self.normalize(merge_schemas([outside, branch_schema]), base)
                 self._keep.append(merged)
-                branch_path = f"{path}/{keyword}/{index}"
-                shaper = self.shaper(merged, base, branch_path)
-                lines += [f"    if {self.branch_check(merged, base)}:", f"        return {shaper.expr('v')}"]
+                merged_branches.append(merged)
+            cached = self._derived[key] = (merged_branches, base)
+        return cached[0]
+
+    def generate_any_of(self, schema: Schema, base: str, path: str) -> Shaper:
+        """``anyOf``/``oneOf``: the first branch whose cheap check (:meth:`branch_check`) passes.
+
+        Each branch is merged with the schema around the ``anyOf`` (minus the ``anyOf``),
+        as fast-json-stringify does. Where branches overlap in type (two object shapes,
+        two arrays), the cheap check cannot tell them apart: those branches are tried
+        first by validating the value against them, as fast-json-stringify chooses (a
+        validator compiled now), then, when none validates, by the cheap check alone.
+        """
+        keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
+        name, new = self._new_function("any", (keyword, id(schema), base))
+        if new:
+            lines = [f"def {name}(v):", f"    # {path!r}"]
+            branches = self.branches(schema, base)
+            kinds = [self._branch_types(merged, base) for merged in branches]
+            shaped = []
+            for index, merged in enumerate(branches):
+                shaper = self.shaper(merged, base, f"{path}/{keyword}/{index}")
+                shaped.append((self.branch_check(merged, base), shaper.expr("v")))
+            for index, merged in enumerate(branches):
+                if any(other != index and self._overlap(kinds[index], kinds[other]) for other in range(len(branches))):
+                    validator = self._branch_validator(merged, base)
+                    if validator is not None:
+                        check, expr = shaped[index]
+                        lines += [f"    if {check} and {self.constant(validator)}(v):", f"        return {expr}"]
+            for check, expr in shaped:
+                lines += [f"    if {check}:", f"        return {expr}"]
             lines.append(f"    raise _mismatch({path!r})")
             self.functions.append("\n".join(lines) + "\n")
         return Shaper(expr=lambda v: f"{name}({v})")
+
+    def _branch_types(self, schema: Schema, base: str, depth: int = 0) -> "set[str] | None":
+        """The JSON types a branch may take (``None``: any)."""
+        if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
+            if depth > 8:
+                return None
+            found: set[str] = set()
+            for sub in self.branches(schema, base):
+                kinds = self._branch_types(sub, base, depth + 1)
+                if kinds is None:
+                    return None
+                found |= kinds
+            return found
+        if "const" in schema or isinstance(schema.get("enum"), list):
+            return set()  # decided by its value: the cheap check is exact
+        types = self.types_of(schema)
+        if types is None:
+            return None
+        found = set(types) | ({"number"} if "integer" in types else set())
+        return found | ({"null"} if schema.get("nullable") is True else set())
+
+    @staticmethod
+    def _overlap(first: "set[str] | None", second: "set[str] | None") -> bool:
+        if first is None or second is None:
+            return first != set() and second != set()
+        return bool((first & second) & {"object", "array", "string", "number"})
+
+    def _branch_validator(self, schema: Schema, base: str) -> "Callable[[Any], bool] | None":
+        try:
+            return self.if_validator(schema, base)
+        except Exception:  # noqa: BLE001 - a branch the validator cannot compile keeps the cheap check
+            return None
 
     #: Strict type checks for ``anyOf`` branches: ``None`` matches only ``null``/nullable.
     BRANCH_CHECKS: dict[str, str] = {
@@ -485,17 +606,22 @@ class SerializerGenerator:
         "array": "isinstance(v, (list, tuple))",
     }
 
-    def branch_check(self, schema: Schema, base: str) -> str:
+    def branch_check(self, schema: Schema, base: str, depth: int = 0) -> str:
         """A cheap test that ``v`` fits a branch: its type, ``const``/``enum``, and for
         objects the ``required`` keys present and ``const``/``enum`` properties matching
-        (what discriminated unions rely on)."""
+        (what discriminated unions rely on). A branch that is itself an ``anyOf``/``oneOf``
+        (often through ``$ref``) fits when one of its own branches does."""
         if isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list):
-            return "True"
+            if depth > 8:
+                return "True"
+            inner = [self.branch_check(sub, base, depth + 1) for sub in self.branches(schema, base)]
+            return "(" + " or ".join(f"({check})" for check in inner) + ")" if inner else "False"
         types = self.types_of(schema)
         conditions: list[str] = []
         if types is not None:
             type_checks = [self.BRANCH_CHECKS[kind] for kind in types]
-            if "string" in types and isinstance(schema.get("format"), str) and schema["format"] in self.FORMATS:
+            if "string" in types:
+                # fast-json-stringify lets a Date through every string schema (its fjs_type).
                 type_checks.append("isinstance(v, _datetime_types)")
             if schema.get("nullable") is True and "null" not in types:
                 type_checks.append("v is None")

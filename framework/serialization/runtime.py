@@ -44,7 +44,7 @@ DATETIME_TYPES = (_dt.datetime, _dt.date, _dt.time)
 
 __all__ = ["SerializationError", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
            "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "required_error",
-           "mismatch_error"]
+           "mismatch_error", "matcher"]
 
 
 def required_error(quoted_name: str) -> SerializationError:
@@ -264,12 +264,36 @@ def fmt_date(value: Any) -> str:
 
 
 def fmt_time(value: Any) -> str:
-    """``format: time``: the time part of a datetime or a time, ISO 8601."""
-    if isinstance(value, _dt.datetime):
-        return value.time().isoformat()
-    if isinstance(value, _dt.time):
-        return value.isoformat()
+    """``format: time``: the time part of a datetime or a time as ``HH:MM:SS``.
+
+    fast-json-stringify 5 writes ``toISOString().slice(11, 19)``: no fraction of a second
+    and no offset. Strings pass through.
+    """
+    if isinstance(value, (_dt.datetime, _dt.time)):
+        return f"{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
     return _format(value, "time", _reject)
+
+
+def matcher(validate: Callable[[Any], Any]) -> Callable[[Any], bool]:
+    """``check(value) -> bool``: does ``value`` pass ``validate`` (an ``if`` schema's validator)?
+
+    The validator sees the value's JSON form (:func:`plain`: datetimes as ISO strings,
+    dataclasses as dicts, ``UNDEFINED`` entries left out), a copy, so nothing it does can
+    change the reply. fast-json-stringify chooses ``then``/``else`` the same way, with Ajv.
+    """
+    from ..errors import SchemaValidationFailure
+
+    def check(value: Any) -> bool:
+        try:
+            data = plain(value)
+        except SerializationError:
+            data = value
+        try:
+            validate(data)
+        except SchemaValidationFailure:
+            return False
+        return True
+    return check
 
 
 def _reject(value: Any) -> str:

@@ -53,7 +53,7 @@ def test_bearer_auth_example():
 def test_error_messages_example():
     app = first_example(plugins.error_messages)["app"]
     assert app.inject(method="POST", url="/users", json={"name": ""}).json()["message"] == \
-        "body age is required, body/name name must be a non-empty string"
+        "body/name name must be a non-empty string, body age is required"
     assert app.inject(method="POST", url="/users", json={"name": "a", "age": -1}).json()["message"] == \
         "body/age age cannot be negative"
 

@@ -8,6 +8,11 @@ import pytest
 from plugins.error_messages import apply_error_messages, check_error_message_schema
 
 
+def used(errors):
+    """The replaced records as ajv-errors leaves them: marked ``emUsed``."""
+    return [{**e, "emUsed": True} for e in errors]
+
+
 def err(keyword, instance_path, schema_path, message="engine text", **params):
     return {"keyword": keyword, "instance_path": instance_path, "schema_path": schema_path,
             "params": params, "message": message}
@@ -17,17 +22,18 @@ def test_string_replaces_errors_of_node_and_below():
     schema = {"type": "object", "properties": {
         "name": {"type": "string", "minLength": 2, "errorMessage": "name must be 2+ letters"},
         "age": {"type": "integer"}}}
-    errors = [err("minLength", "/name", "#/properties/name/minLength", limit=2),
-              err("type", "/age", "#/properties/age/type", type="integer"),
-              err("type", "/name", "#/properties/name/type", type="string")]
+    errors = [err("type", "/name", "#/properties/name/type", type="string"),
+              err("minLength", "/name", "#/properties/name/minLength", limit=2),
+              err("type", "/age", "#/properties/age/type", type="integer")]
     before = copy.deepcopy(errors)
     out = apply_error_messages(errors, schema)
     assert errors == before
+    # ajv-errors: the new error follows the errors present when its node finished
     assert out == [
         {"keyword": "errorMessage", "instance_path": "/name",
          "schema_path": "#/properties/name/errorMessage",
-         "params": {"errors": [before[0], before[2]]}, "message": "name must be 2+ letters"},
-        before[1],
+         "params": {"errors": used([before[0], before[1]])}, "message": "name must be 2+ letters"},
+        before[2],
     ]
 
 
@@ -43,7 +49,7 @@ def test_root_string_replaces_everything_but_inner_messages_survive():
         ("errorMessage", "/a", "a is a number"),
         ("errorMessage", "", "invalid user"),
     ]
-    assert out[1]["params"]["errors"] == errors[1:]
+    assert out[1]["params"]["errors"] == used(errors[1:])
 
 
 def test_object_keyed_by_keyword_replaces_only_those_keywords_of_that_node():
@@ -54,8 +60,8 @@ def test_object_keyed_by_keyword_replaces_only_those_keywords_of_that_node():
               err("multipleOf", "/age", "#/properties/age/multipleOf", multipleOf=2)]
     out = apply_error_messages(errors, schema)
     assert [(e["keyword"], e["instance_path"], e["schema_path"], e["message"]) for e in out] == [
-        ("errorMessage", "/age", "#/properties/age/errorMessage", "age cannot be negative"),
         ("multipleOf", "/age", "#/properties/age/multipleOf", "engine text"),
+        ("errorMessage", "/age", "#/properties/age/errorMessage", "age cannot be negative"),
     ]
 
 
@@ -74,13 +80,13 @@ def test_required_per_property_and_as_one_string():
               err("required", "", "#/required", missingProperty="x")]
     out = apply_error_messages(errors, schema)
     assert [(e["keyword"], e["message"]) for e in out] == [
-        ("errorMessage", "name is required"), ("errorMessage", "age is required"), ("required", "engine text")]
-    assert out[0]["params"]["errors"] == [errors[0]]
+        ("required", "engine text"), ("errorMessage", "name is required"), ("errorMessage", "age is required")]
+    assert out[1]["params"]["errors"] == used([errors[0]])
 
     schema["errorMessage"] = {"required": "fill in name, age and x"}
     out = apply_error_messages(errors, schema)
     assert [(e["keyword"], e["message"]) for e in out] == [("errorMessage", "fill in name, age and x")]
-    assert out[0]["params"]["errors"] == errors
+    assert out[0]["params"]["errors"] == used(errors)
 
 
 def test_required_on_a_nested_object():
@@ -99,15 +105,16 @@ def test_properties_and_items_children():
                              "list": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}],
                                       "errorMessage": {"items": ["first is text", "second is a number"]}}},
               "errorMessage": {"properties": {"a": "a is wrong somewhere"}}}
-    errors = [err("type", "/a/b", "#/properties/a/properties/b/type"),
-              err("type", "/list/1", "#/properties/list/items/1/type"),
-              err("type", "/a", "#/properties/a/type")]
+    errors = [err("type", "/a", "#/properties/a/type"),
+              err("type", "/a/b", "#/properties/a/properties/b/type"),
+              err("type", "/list/1", "#/properties/list/items/1/type")]
     out = apply_error_messages(errors, schema)
+    # post-order, as ajv-errors: the inner node's message is made first
     assert [(e["instance_path"], e["schema_path"], e["message"]) for e in out] == [
-        ("/a", "#/errorMessage", "a is wrong somewhere"),
         ("/list/1", "#/properties/list/errorMessage", "second is a number"),
+        ("/a", "#/errorMessage", "a is wrong somewhere"),
     ]
-    assert out[0]["params"]["errors"] == [errors[0], errors[2]]
+    assert out[1]["params"]["errors"] == used([errors[0], errors[1]])
 
 
 def test_underscore_takes_what_remains():
@@ -133,7 +140,7 @@ def test_ref_target_paths_like_ajv():
     out = apply_error_messages(errors, schema)
     assert out == [{"keyword": "errorMessage", "instance_path": "/where/pos",
                     "schema_path": "#/definitions/pos/errorMessage",
-                    "params": {"errors": errors}, "message": "positions are >= 0"}]
+                    "params": {"errors": used(errors)}, "message": "positions are >= 0"}]
 
 
 def test_composite_branches_and_false_schema():
@@ -155,10 +162,17 @@ def test_keep_errors_and_single_error():
                              "b": {"type": "string", "errorMessage": "B!"}}}
     errors = [err("type", "/a", "#/properties/a/type"), err("type", "/b", "#/properties/b/type")]
     kept = apply_error_messages(errors, schema, keep_errors=True)
-    assert [e["keyword"] for e in kept] == ["errorMessage", "type", "errorMessage", "type"]
+    assert [e["keyword"] for e in kept] == ["type", "errorMessage", "type", "errorMessage"]
+    assert [e.get("emUsed") for e in kept] == [True, None, True, None]
+    assert "emUsed" not in errors[0]
+    # single_error joins the keyword messages of one node (ajv-errors' singleError)
+    assert [e["message"] for e in apply_error_messages(errors, schema, single_error=True)] == ["A!", "B!"]
+    schema = {"type": "number", "minimum": 2, "maximum": 10, "multipleOf": 2,
+              "errorMessage": {"type": "number", "minimum": ">= 2", "maximum": "<= 10", "multipleOf": "even"}}
+    errors = [err("maximum", "", "#/maximum"), err("multipleOf", "", "#/multipleOf")]
     single = apply_error_messages(errors, schema, single_error=True)
-    assert len(single) == 1 and single[0]["message"] == "A!; B!"
-    assert apply_error_messages(errors, schema, single_error=" | ")[0]["message"] == "A! | B!"
+    assert [e["message"] for e in single] == ["<= 10;even"] and single[0]["params"]["errors"] == used(errors)
+    assert apply_error_messages(errors, schema, single_error=" | ")[0]["message"] == "<= 10 | even"
 
 
 def test_no_error_message_anywhere_returns_the_errors():

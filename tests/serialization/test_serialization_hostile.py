@@ -38,7 +38,7 @@ def hostile_strings(marker) -> list[str]:
 
 
 # Identifiers the generator writes itself: its locals, its functions, its namespace.
-LOCALS = re.compile(r"^([prn]\d*|v|x|k|out|data|shaped|_(obj|arr|types|any)_\d+)$")
+LOCALS = re.compile(r"^([prn]\d*|v|x|k|out|data|shaped|_(obj|arr|types|any|if)_\d+)$")
 BUILTINS = {"type", "isinstance", "len", "dict", "list", "tuple", "str", "int", "float", "bool",
             "KeyError", "TypeError", "RecursionError", "OverflowError", "UnicodeEncodeError", "True", "False", "None"}
 
@@ -159,3 +159,22 @@ def test_hostile_default_and_const_reach_the_code_through_the_constants_table():
     assert json.loads(serialize({"b": 1})) == {"a": hostile, "b": {"$ref": hostile}}
     # compiled through framework.codegen: its own file name, its lines in linecache
     assert serialize.__code__.co_filename.startswith("<serializer ")
+
+
+def test_hostile_names_in_if_then_else(marker):
+    names = hostile_strings(marker)
+    schema = {"type": "object",
+              "if": {"properties": {names[0]: {"const": names[1]}}, "required": [names[0]],
+                     "patternProperties": {"^" + re.escape(names[2]) + "$": {"type": "string"}}},
+              "then": {"properties": {name: {"type": "integer" if name != names[0] else "string"}
+                                      for name in names},
+                       "required": names[:2]},
+              "else": {"properties": {name: {"type": "string", "default": name} for name in names}}}
+    source = compile_source(schema)
+    assert_only_generated_names(source)
+    serialize = compile_serializer(schema)
+    matching = {name: "3" for name in names}
+    matching[names[0]] = names[1]
+    out = json.loads(serialize(matching))
+    assert out[names[1]] == 3 and out[names[0]] == names[1] and set(out) == set(names)
+    assert json.loads(serialize({})) == {name: name for name in names}

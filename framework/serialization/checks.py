@@ -1,0 +1,164 @@
+"""Build-time checks of a response schema: the draft-07 meta-schema, and Ajv's strict mode.
+
+fast-json-stringify 5 validates each schema it builds (and each shared schema) against
+the draft-07 meta-schema and refuses an invalid one; :func:`check_schema` does the same
+with the framework's validator engine and names the schema path of the first problem
+(``#/properties/a/type should be equal to one of the allowed values``).
+
+:func:`check_strict` is Ajv's ``strict`` mode for response schemas (asked for with
+``validator={"custom_options": {"strict": True}}``): an unknown keyword (``requried``,
+``minLenght``) or an unknown ``format`` is an error naming its path. The known keywords
+are :data:`KNOWN_KEYWORDS` (draft 7, Ajv's extras) plus those a validator plugin added.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from ..errors import SchemaCompileError, SchemaValidationFailure
+from ..schemas import escape_token, pointer_tokens
+from .metaschema import DRAFT07_META_SCHEMA
+
+__all__ = ["check_schema", "check_strict", "KNOWN_KEYWORDS", "KNOWN_FORMATS"]
+
+#: Keywords Ajv 8 knows for draft 7 (with ``nullable``, which Fastify turns on).
+#: (A small table of the serializer's own: the validator exposes none on this branch.)
+KNOWN_KEYWORDS = frozenset((
+    "$id", "$schema", "$ref", "$comment", "$defs", "definitions", "title", "description", "default",
+    "examples", "readOnly", "writeOnly", "deprecated", "type", "enum", "const", "nullable",
+    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
+    "maxLength", "minLength", "pattern", "format", "contentEncoding", "contentMediaType",
+    "items", "additionalItems", "maxItems", "minItems", "uniqueItems", "contains",
+    "maxProperties", "minProperties", "required", "properties", "patternProperties",
+    "additionalProperties", "dependencies", "propertyNames",
+    "if", "then", "else", "allOf", "anyOf", "oneOf", "not",
+))
+
+#: ajv-formats' formats (full mode), which Fastify adds.
+KNOWN_FORMATS = frozenset((
+    "date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference",
+    "uri-template", "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer",
+    "json-pointer-uri-fragment", "relative-json-pointer", "byte", "int32", "int64", "float",
+    "double", "password", "binary",
+))
+
+_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
+_SCHEMA_SINGLE = ("additionalItems", "additionalProperties", "contains", "propertyNames",
+                  "not", "if", "then", "else")
+
+_meta_validator: Any = None
+_meta_lock = threading.Lock()
+
+
+def _meta() -> Any:
+    global _meta_validator
+    if _meta_validator is None:
+        with _meta_lock:
+            if _meta_validator is None:
+                from ..validation import ValidatorEngine
+                engine = ValidatorEngine({"coerce_types": False, "use_defaults": False,
+                                          "remove_additional": False})
+                # Formats are not asserted here (a deliberate difference): ``$ref`` targets
+                # and patterns are checked by the resolver and the generator, with their
+                # own messages, and a definition named "my name" needs no percent-encoding.
+                for name in ("uri", "uri-reference", "regex"):
+                    engine.add_format(name, lambda value: True)
+                _meta_validator = engine.compile(DRAFT07_META_SCHEMA)
+    return _meta_validator
+
+
+def check_schema(schema: Any, name: str | None = None) -> None:
+    """Raise :class:`SchemaCompileError` when ``schema`` is not a valid draft-07 schema.
+
+    The message names the schema path of the first error: ``schema is invalid:
+    #/properties/a/type should be equal to one of the allowed values`` (``name``: a
+    shared schema's ``$id``, quoted first, as fast-json-stringify does).
+    """
+    try:
+        _meta()(schema)
+    except SchemaValidationFailure as failure:
+        first = failure.errors[0] if failure.errors else {}
+        pointer = str(first.get("instance_path", ""))
+        prefix = f"{name!r} " if name else ""
+        found = _at(schema, pointer)
+        shown = "" if found is _NOTHING else f" (found {_short(found)})"
+        raise SchemaCompileError(
+            f"{prefix}schema is invalid: #{pointer} {first.get('message', '')}{shown}") from None
+    except (TypeError, ValueError, RecursionError):
+        # Python values the validator cannot read (a default that is a datetime): the
+        # generator reports what it cannot use itself.
+        return
+
+
+_NOTHING = object()
+
+
+def _at(document: Any, pointer: str) -> Any:
+    node = document
+    for token in pointer_tokens(pointer):
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return _NOTHING
+    return node
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _subschemas(node: Any, path: str) -> Iterator[tuple[dict, str]]:
+    if not isinstance(node, dict):
+        return
+    yield node, path
+    for key in _SCHEMA_MAPS:
+        value = node.get(key)
+        if isinstance(value, dict):
+            for name, sub in value.items():
+                yield from _subschemas(sub, f"{path}/{key}/{escape_token(name)}")
+    for key in _SCHEMA_LISTS:
+        value = node.get(key)
+        if isinstance(value, list):
+            for index, sub in enumerate(value):
+                yield from _subschemas(sub, f"{path}/{key}/{index}")
+    for key in _SCHEMA_SINGLE:
+        yield from _subschemas(node.get(key), f"{path}/{key}")
+    items = node.get("items")
+    if isinstance(items, list):
+        for index, sub in enumerate(items):
+            yield from _subschemas(sub, f"{path}/items/{index}")
+    else:
+        yield from _subschemas(items, f"{path}/items")
+
+
+def check_strict(schema: Any, keywords: Iterable[str] = (), formats: Iterable[str] = (),
+                 name: str | None = None) -> None:
+    """Ajv's strict mode: raise :class:`SchemaCompileError` at the first unknown keyword or format.
+
+    ``keywords``/``formats``: the extra ones known (a validator plugin's, the serializer's).
+    """
+    known = KNOWN_KEYWORDS.union(keywords)
+    known_formats = KNOWN_FORMATS.union(formats)
+    prefix = f"{name!r} " if name else ""
+    for node, path in _subschemas(schema, "#"):
+        for key in node:
+            if key not in known:
+                raise SchemaCompileError(f"{prefix}strict mode: unknown keyword: {key!r} at {path}/{escape_token(key)}")
+        fmt = node.get("format")
+        if isinstance(fmt, str) and fmt not in known_formats:
+            raise SchemaCompileError(f"{prefix}strict mode: unknown format {fmt!r} at {path}/format")
+
+
+def check_shared(shared: Mapping[str, Any], reached: Iterable[str], strict: bool,
+                 keywords: Iterable[str], formats: Iterable[str]) -> None:
+    """:func:`check_schema` (and :func:`check_strict`) for the shared schemas a schema reached."""
+    for key in reached:
+        if key in shared:
+            check_schema(shared[key], key)
+            if strict:
+                check_strict(shared[key], keywords, formats, key)
