@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
 from ..schemas import escape_token, pointer_tokens
-from .metaschema import DRAFT07_META_SCHEMA
+from ..schemas import draft07_meta_schema
 
 __all__ = ["check_schema", "check_strict", "KNOWN_KEYWORDS", "KNOWN_FORMATS"]
 
@@ -65,7 +65,7 @@ def _meta() -> Any:
                 # own messages, and a definition named "my name" needs no percent-encoding.
                 for name in ("uri", "uri-reference", "regex"):
                     engine.add_format(name, lambda value: True)
-                _meta_validator = engine.compile(DRAFT07_META_SCHEMA)
+                _meta_validator = engine.compile(draft07_meta_schema())
     return _meta_validator
 
 
