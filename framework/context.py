@@ -233,7 +233,7 @@ class Context:
     # Hooks.
     def add_hook(self, name: str, fn: Callable[..., Any]) -> "Context":
         """Add a hook; it applies to this context's routes and its descendants'."""
-        if name == "on_close" or name == "on_ready":
+        if name in ("on_close", "on_ready", "on_listen", "pre_close"):
             self._state.check_not_started(f"add an {name} hook")
         elif name not in APPLICATION_HOOKS:
             self._state.check_not_started("add a hook")
