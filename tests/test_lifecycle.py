@@ -144,3 +144,60 @@ def test_a_failing_close_hook_is_logged_and_the_others_run(caplog):
     app.close()
     assert ran == ["inner", "outer"]
     assert any("on_close hook" in record.getMessage() for record in caplog.records)
+
+
+def wait_for_markers(directory, name, count, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(markers(directory).get(name, ())) >= count:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("server", ["gunicorn", "granian"])
+def test_cli_run_readies_every_worker_at_boot_and_closes_them(tmp_path, server):
+    if server == "granian":
+        pytest.importorskip("granian", reason="granian is an optional extra")
+    port = free_port()
+    command = [sys.executable, "-m", "framework", "run", "lifecycle_app:app", "--server", server,
+               "--workers", "2", "--host", "127.0.0.1", "--port", str(port)]
+    answers, output = run_server(command, port, tmp_path, requests=1)
+    found = markers(tmp_path)
+    assert len(found.get("ready", ())) == 2, output  # both workers, not only the one that answered
+    assert found.get("close") == found["ready"], output
+
+
+def test_shipped_gunicorn_config_readies_workers_before_their_first_request(tmp_path):
+    port = free_port()
+    command = gunicorn(port, "-w", "2", "-c", "python:framework.gunicorn_conf")
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
+                   LIFECYCLE_MARKERS=str(tmp_path))
+    process = subprocess.Popen(command, cwd=HERE, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+    try:
+        assert wait_for_markers(tmp_path, "ready", 2)  # no request sent
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output = process.communicate(timeout=20)[0]
+    assert markers(tmp_path)["close"] == markers(tmp_path)["ready"], output
+
+
+@pytest.mark.parametrize("command, expected", [("routes", "/id (GET, HEAD)"), ("plugins", "root")])
+def test_cli_prints_trees(tmp_path, command, expected):
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
+                   LIFECYCLE_MARKERS=str(tmp_path))
+    result = subprocess.run([sys.executable, "-m", "framework", command, "lifecycle_app:app"], cwd=HERE, env=environ,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert expected in result.stdout
+    assert set(markers(tmp_path)) == {"ready", "pre_close", "close"}
+
+
+def test_cli_refuses_bad_arguments():
+    result = subprocess.run([sys.executable, "-m", "framework", "run", "x:app", "--server", "nope"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "invalid choice" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "framework", "routes", "no_such_module_here:app"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0 and "no_such_module_here" in result.stderr
