@@ -9,6 +9,8 @@ Environment:
 - ``API_KEYS``: comma-separated keys accepted on ``/private`` (default ``demo-key``).
 - ``ITEMS_DB``: the SQLite file holding the items (default ``items.sqlite3`` in the
   working directory), shared by every worker process.
+- ``DATABASE_URL=postgresql://...``: keep the items in PostgreSQL instead (psycopg 3:
+  ``pip install 'framework[postgres]'``), for several machines behind a load balancer.
 - ``EXAMPLE_WRAP_GRANDCHILD=1``: register the grandchild wrapped with ``plugin(...)``
   (``examples.app_wrapped`` is the same application with the flag set).
 
@@ -188,9 +190,85 @@ class ItemStore:
             raise ItemNotFoundError(item_id)
 
 
+class PostgresItemStore:
+    """The same store on PostgreSQL (``DATABASE_URL=postgresql://...``; psycopg 3,
+    ``pip install 'framework[postgres]'``): for several machines behind a load balancer.
+    A connection per thread, in autocommit; the schema is created under an advisory lock
+    (workers starting together would otherwise race on ``CREATE TABLE IF NOT EXISTS``)."""
+
+    SCHEMA = "CREATE TABLE IF NOT EXISTS items (id BIGSERIAL PRIMARY KEY, revision INTEGER NOT NULL, data TEXT NOT NULL)"
+    LOCK = 7461636  # any constant: the advisory lock guarding the schema's creation
+
+    def __init__(self, url: str) -> None:
+        import psycopg  # an optional dependency: imported only when DATABASE_URL asks for it
+
+        self._psycopg = psycopg
+        self.url = url
+        self._local = threading.local()
+        self._connections: list[Any] = []
+        self._lock = threading.Lock()
+
+    def _connection(self) -> Any:
+        connection = getattr(self._local, "connection", None)
+        if connection is None or connection.closed:
+            connection = self._psycopg.connect(self.url, autocommit=True)
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    def open(self) -> None:
+        with self._psycopg.connect(self.url) as connection:  # its own: it must not cross listen()'s fork
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
+            connection.execute(self.SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            connection.close()
+        self._local = threading.local()
+
+    def create(self, data: dict[str, Any]) -> dict[str, Any]:
+        row = self._connection().execute("INSERT INTO items (revision, data) VALUES (1, %s) RETURNING id",
+                                         (json.dumps(data),)).fetchone()
+        return {"id": row[0], **data, "revision": 1}
+
+    def list(self, limit: int) -> list[dict[str, Any]]:
+        rows = self._connection().execute("SELECT id, revision, data FROM items ORDER BY id LIMIT %s", (limit,))
+        return [ItemStore._item(row) for row in rows]
+
+    def get(self, item_id: int) -> dict[str, Any]:
+        row = self._connection().execute("SELECT id, revision, data FROM items WHERE id = %s",
+                                         (item_id,)).fetchone()
+        if row is None:
+            raise ItemNotFoundError(item_id)
+        return ItemStore._item(row)
+
+    def replace(self, item_id: int, data: dict[str, Any]) -> dict[str, Any]:
+        row = self._connection().execute(
+            "UPDATE items SET data = %s, revision = revision + 1 WHERE id = %s RETURNING revision",
+            (json.dumps(data), item_id)).fetchone()
+        if row is None:
+            raise ItemNotFoundError(item_id)
+        return {"id": item_id, **data, "revision": row[0]}
+
+    def delete(self, item_id: int) -> None:
+        if not self._connection().execute("DELETE FROM items WHERE id = %s", (item_id,)).rowcount:
+            raise ItemNotFoundError(item_id)
+
+
+def open_store(database: str) -> "ItemStore | PostgresItemStore":
+    """A ``postgresql://`` (or ``postgres://``) URL: PostgreSQL; anything else: a SQLite file path."""
+    if database.startswith(("postgresql://", "postgres://")):
+        return PostgresItemStore(database)
+    return ItemStore(database)
+
+
 def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
-    """The CRUD routes; register with ``prefix="/items"`` and ``database`` (a file path)."""
-    store = ItemStore(opts["database"])
+    """The CRUD routes; register with ``prefix="/items"`` and ``database`` (a SQLite file
+    path or a ``postgresql://`` URL)."""
+    store = open_store(opts["database"])
     instance.add_hook("on_ready", store.open)
     instance.add_hook("on_close", lambda instance: store.close())
     instance.add_schema(ITEM_INPUT)
@@ -223,7 +301,11 @@ def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
 
 
 def database_from_env(environ: Any = os.environ) -> str:
-    """``ITEMS_DB`` (the SQLite file), or ``DEFAULT_DATABASE`` in the working directory."""
+    """``DATABASE_URL`` when it is a ``postgresql://`` URL, else ``ITEMS_DB`` (the SQLite
+    file), else ``DEFAULT_DATABASE`` in the working directory."""
+    url = environ.get("DATABASE_URL") or ""
+    if url.startswith(("postgresql://", "postgres://")):
+        return url  # type: ignore[no-any-return]
     return environ.get("ITEMS_DB") or DEFAULT_DATABASE
 
 
