@@ -141,27 +141,41 @@ def _serve_granian(app: Any, host: str, port: int, workers: int, callback: Callb
             raise error from missing
         callback(error)
         return
-    if callback is not None:  # in this process: on_listen hooks run here
-        threading.Thread(target=_announce_when_listening, args=(host, port, callback), daemon=True).start()
     # Workers are forked, so the loader may simply close over the app.
+    granian = Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers)
+    finished = threading.Event()  # the server has stopped or failed: announce nothing more
+    if callback is not None:
+        if hasattr(granian, "on_startup"):  # granian's hook: bound and listening, in this process
+            granian.on_startup(lambda: callback(None))
+        else:  # older granian: poll the port
+            threading.Thread(target=_announce_when_listening, args=(host, port, callback, finished),
+                             daemon=True).start()
     try:
-        Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers) \
-            .serve(target_loader=lambda *_: app, wrap_loader=False)
+        granian.serve(target_loader=lambda *_: app, wrap_loader=False)
     except RuntimeError as error:
+        finished.set()
         # Taken since the check before starting: granian's message carries a Rust backtrace.
         if not str(error).startswith("Address already in use"):
             raise
         _fail(AddressInUseError(host, port), callback)
+    finally:
+        finished.set()
 
 
 def _announce_when_listening(host: str, port: int, callback: Callable[[Exception | None], Any],
-                             timeout: float = 30.0) -> None:
+                             finished: threading.Event, timeout: float = 30.0) -> None:
+    """Call ``callback(None)`` once ``host:port`` accepts a connection, unless the server
+    has already stopped or failed (another process holding the port answers too)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not finished.is_set():
         try:
             with socket.create_connection((host, port), timeout=0.2):
-                callback(None)
-                return
+                pass
         except OSError:
             time.sleep(0.05)
-    callback(TimeoutError(f"granian did not listen on {host}:{port} within {timeout} s"))
+            continue
+        if not finished.is_set():
+            callback(None)
+        return
+    if not finished.is_set():
+        callback(TimeoutError(f"granian did not listen on {host}:{port} within {timeout} s"))

@@ -17,8 +17,9 @@ from framework import Framework
 from test_server import HERE, free_port, wait_for
 
 
-def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, **env):
-    """Start ``command``, send ``requests`` GET /id, stop it with ``sig``; the answers."""
+def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0, **env):
+    """Start ``command``, send ``requests`` GET /id, wait until ``readied`` processes have
+    written their ready marker, stop it with ``sig``; the answers and the output."""
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
                    LIFECYCLE_MARKERS=str(markers), **env)
     process = subprocess.Popen(command, cwd=HERE, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -29,6 +30,7 @@ def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, **env):
         for _ in range(requests):
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/id", timeout=10) as response:
                 answers.append((json.loads(response.read()), response.headers["x-request-id"]))
+        wait_for_markers(markers, "ready", readied)
     finally:
         process.send_signal(sig)  # to the server's main process only, as a process manager does
         try:
@@ -70,9 +72,10 @@ def test_plain_gunicorn_runs_on_close_in_the_worker_that_ran_ready(tmp_path, sig
     assert "listen" not in found  # on_listen belongs to listen()
 
 
-def test_granian_runs_on_close_in_its_worker(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_granian_runs_on_close_in_its_worker(tmp_path, sig):
     port = free_port()
-    answers, output = run_server(granian(port), port, tmp_path)
+    answers, output = run_server(granian(port), port, tmp_path, sig)
     worker = answers[0][0]["pid"]
     found = markers(tmp_path)
     assert found.get("ready") == found.get("close") == found.get("pre_close") == {worker}, output
@@ -94,7 +97,7 @@ def test_listen_runs_on_listen_then_on_close_in_its_process(tmp_path, server):
 def test_ready_at_import_on_every_worker_each_closes_and_ids_differ(tmp_path):
     port = free_port()
     answers, output = run_server(gunicorn(port, "-w", "2", "--threads", "1"), port, tmp_path, requests=40,
-                                 LIFECYCLE_READY_AT_IMPORT="1")
+                                 readied=2, LIFECYCLE_READY_AT_IMPORT="1")
     found = markers(tmp_path)
     assert len(found["ready"]) == 2 and found["close"] == found["ready"], output
     ids = [body["id"] for body, _ in answers]
@@ -162,7 +165,7 @@ def test_cli_run_readies_every_worker_at_boot_and_closes_them(tmp_path, server):
     port = free_port()
     command = [sys.executable, "-m", "framework", "run", "lifecycle_app:app", "--server", server,
                "--workers", "2", "--host", "127.0.0.1", "--port", str(port)]
-    answers, output = run_server(command, port, tmp_path, requests=1)
+    answers, output = run_server(command, port, tmp_path, requests=1, readied=2)
     found = markers(tmp_path)
     assert len(found.get("ready", ())) == 2, output  # both workers, not only the one that answered
     assert found.get("close") == found["ready"], output
