@@ -36,7 +36,7 @@ import urllib.request
 
 from benchmarks import contenders, scenarios
 
-WSGI = ("ours", "handwritten", "falcon", "flask", "bottle")
+WSGI = ("ours", "ours_logged", "handwritten", "falcon", "flask", "bottle")
 ASGI = ("fastapi", "litestar")
 
 # name -> (kind, workers)

@@ -11,7 +11,10 @@ installed with npm into a cache directory outside the repository
 
 The child measures ``import`` separately, then ``declare`` (constructing the
 app and declaring the routes) and ``ready`` (compiling them); the reported
-time to ready is declare + ready.  Memory is VmRSS after ``ready()`` (and the
+time to ready is declare + ready.  It then times the first request (``POST /r0``);
+a second child, never readied, times its first request, which readies the app: the
+latency the first user of a worker pays when nothing readied it at boot (see the
+README's deployment section).  Memory is VmRSS after ``ready()`` (and the
 peak, VmHWM), from /proc (``process.memoryUsage().rss`` for Node).
 """
 
@@ -102,7 +105,23 @@ def _proc_status_mb(key):
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def _child_ours(table_path):
+def _first_request(app):
+    """Time one WSGI call (``POST /r0`` with ``{}``), the first this process makes."""
+    import io
+
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/r0", "QUERY_STRING": "", "SERVER_NAME": "bench",
+               "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1", "wsgi.url_scheme": "http",
+               "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": "2", "wsgi.input": io.BytesIO(b"{}")}
+    started = time.perf_counter()
+    answer = app(environ, lambda status, headers, exc_info=None: None)
+    for _ in answer:
+        pass
+    getattr(answer, "close", lambda: None)()
+    return time.perf_counter() - started
+
+
+def _child_ours(table_path, ready=True):
+    """``ready=False``: the app is not readied; the first request does it (and is timed)."""
     with open(table_path) as fh:
         table = json.load(fh)
     perf = time.perf_counter
@@ -122,12 +141,16 @@ def _child_ours(table_path):
                   "response": {int(k): v for k, v in route["response"].items()}}
         app.post(route["url"], {"schema": schema}, handler)
     t2 = perf()
+    if not ready:
+        print(json.dumps({"first_request_unready_s": _first_request(app)}))
+        return
     app.ready()
     t3 = perf()
     print(json.dumps({
         "import_s": t1 - t0, "declare_s": t2 - t1, "ready_s": t3 - t2,
         "total_s": t3 - t1,
         "rss_mb": _proc_status_mb("VmRSS"), "peak_mb": _proc_status_mb("VmHWM"),
+        "first_request_s": _first_request(app),
     }))
 
 
@@ -231,11 +254,27 @@ def run(routes=1000, modes=("distinct", "shared"), repeats=3, fastify=True, log=
                     med = statistics.median(r["total_s"] for r in runs)
                     rss = statistics.median(r["rss_mb"] for r in runs)
                     log(f"  S5 {mode:8s} {name:8s} ready in {med:.3f} s, RSS {rss:.0f} MB")
+            # First-request latency: after ready() (a worker readied as it boots) and without
+            # it (the first request readies the app, so its client waits for every compilation).
+            unready = []
+            for _ in range(repeats):
+                try:
+                    unready.append(_run_child([*who["ours"], "--unready"], timeout))
+                except Exception as exc:  # noqa: BLE001
+                    out["errors"].setdefault(mode, {})["ours-unready"] = str(exc)
+                    log(f"  S5 {mode} first request without ready(): FAILED {exc}")
+                    break
+            out.setdefault("first_request", {})[mode] = unready
+            if samples.get("ours") and unready:
+                warm = statistics.median(r["first_request_s"] for r in samples["ours"])
+                cold = statistics.median(r["first_request_unready_s"] for r in unready)
+                log(f"  S5 {mode:8s} first request: {warm * 1000:.2f} ms after ready(), "
+                    f"{cold:.3f} s without it")
     return out
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--child":
-        _child_ours(sys.argv[2])
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--child":
+        _child_ours(sys.argv[2], ready=sys.argv[3:] != ["--unready"])
     else:
-        sys.exit("usage: python -m benchmarks.startup --child TABLE.json")
+        sys.exit("usage: python -m benchmarks.startup --child TABLE.json [--unready]")

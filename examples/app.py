@@ -2,11 +2,15 @@
 
 Run it (from the repository root)::
 
-    gunicorn examples.app:app --bind 127.0.0.1:3000      # or: python -m examples.app
+    gunicorn examples.app:app --bind 127.0.0.1:3000 --workers 4     # or: python -m examples.app
 
 Environment:
 
 - ``API_KEYS``: comma-separated keys accepted on ``/private`` (default ``demo-key``).
+- ``ITEMS_DB``: the SQLite file holding the items (default ``items.sqlite3`` in the
+  working directory), shared by every worker process.
+- ``DATABASE_URL=postgresql://...``: keep the items in PostgreSQL instead (psycopg 3:
+  ``pip install 'framework[postgres]'``), for several machines behind a load balancer.
 - ``EXAMPLE_WRAP_GRANDCHILD=1``: register the grandchild wrapped with ``plugin(...)``
   (``examples.app_wrapped`` is the same application with the flag set).
 
@@ -32,7 +36,7 @@ route              body                                                with the 
 Only ``/private`` needs ``Authorization: Bearer <key>``: bearer_auth is registered in
 its context, so its siblings stay public.
 
-Items (in memory, one store per process: run a single worker):
+Items (in SQLite, shared by every worker: run as many as you like):
 
 - ``POST /items`` with ``{"name": str 1-100, "price": number >= 0, "tags": [str] <= 5}``:
   201 and the item (the body is validated without type coercion: ``"price": "1"`` or a
@@ -45,7 +49,9 @@ Items (in memory, one store per process: run a single worker):
 """
 from __future__ import annotations
 
+import json
 import os
+import sqlite3
 import threading
 from typing import Any
 
@@ -56,6 +62,8 @@ from plugins.openapi import openapi
 
 #: The key accepted when ``API_KEYS`` is not set. For trying the example only.
 DEMO_KEY = "demo-key"
+#: The SQLite file used when ``ITEMS_DB`` is not set (relative to the working directory).
+DEFAULT_DATABASE = "items.sqlite3"
 DECORATORS = ("root_decorator", "child_decorator", "grandchild_decorator")
 
 ItemNotFoundError = create_error("ITEM_NOT_FOUND", "item %s not found", 404)
@@ -107,47 +115,173 @@ def decorator_values(request: Any, reply: Any) -> dict[str, Any]:
 
 
 class ItemStore:
-    """A dict of items behind a lock (gunicorn may run a worker's requests in threads)."""
+    """Items in SQLite (standard library ``sqlite3``): one database file shared by every
+    worker process, a connection per thread (gunicorn may run a worker's requests in
+    threads), WAL mode and a busy timeout so that writers in several processes wait for
+    each other instead of failing.
 
-    def __init__(self) -> None:
+    :meth:`open` creates the schema (an ``on_ready`` hook); :meth:`close` closes every
+    connection this process opened (an ``on_close`` hook). Ids are SQLite row ids: an
+    item gets the largest id plus one.
+    """
+
+    SCHEMA = "CREATE TABLE IF NOT EXISTS items (id INTEGER PRIMARY KEY, revision INTEGER NOT NULL, data TEXT NOT NULL)"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
-        self._items: dict[int, dict[str, Any]] = {}
-        self._next_id = 1
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            # check_same_thread=False only so that close() may close it from another thread.
+            connection = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            connection.execute("PRAGMA busy_timeout = 30000")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    def open(self) -> None:
+        # A connection of its own, closed at once: ``listen()`` readies the app before it
+        # forks its workers, and a SQLite connection must not cross a fork.
+        connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            connection.execute("PRAGMA busy_timeout = 30000")
+            connection.execute("PRAGMA journal_mode = WAL")  # persistent: set once per database file
+            connection.execute(self.SCHEMA)
+        finally:
+            connection.close()
+
+    def close(self) -> None:
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            connection.close()
+        self._local = threading.local()
+
+    @staticmethod
+    def _item(row: tuple[int, int, str]) -> dict[str, Any]:
+        return {"id": row[0], **json.loads(row[2]), "revision": row[1]}
 
     def create(self, data: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            item = {"id": self._next_id, **data, "revision": 1}
-            self._items[item["id"]] = item
-            self._next_id += 1
-            return dict(item)
+        cursor = self._connection().execute("INSERT INTO items (revision, data) VALUES (1, ?)", (json.dumps(data),))
+        return {"id": cursor.lastrowid, **data, "revision": 1}
 
     def list(self, limit: int) -> list[dict[str, Any]]:
-        with self._lock:
-            return [dict(item) for item in list(self._items.values())[:limit]]
+        rows = self._connection().execute("SELECT id, revision, data FROM items ORDER BY id LIMIT ?", (limit,))
+        return [self._item(row) for row in rows]
 
     def get(self, item_id: int) -> dict[str, Any]:
-        with self._lock:
-            if item_id not in self._items:
-                raise ItemNotFoundError(item_id)
-            return dict(self._items[item_id])
+        row = self._connection().execute("SELECT id, revision, data FROM items WHERE id = ?", (item_id,)).fetchone()
+        if row is None:
+            raise ItemNotFoundError(item_id)
+        return self._item(row)
 
     def replace(self, item_id: int, data: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            if item_id not in self._items:
-                raise ItemNotFoundError(item_id)
-            revision = self._items[item_id]["revision"] + 1
-            item = self._items[item_id] = {"id": item_id, **data, "revision": revision}
-            return dict(item)
+        connection = self._connection()
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            updated = connection.execute("UPDATE items SET data = ?, revision = revision + 1 WHERE id = ?",
+                                         (json.dumps(data), item_id)).rowcount
+            row = connection.execute("SELECT revision FROM items WHERE id = ?", (item_id,)).fetchone()
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        if not updated:
+            raise ItemNotFoundError(item_id)
+        return {"id": item_id, **data, "revision": row[0]}
 
     def delete(self, item_id: int) -> None:
+        if not self._connection().execute("DELETE FROM items WHERE id = ?", (item_id,)).rowcount:
+            raise ItemNotFoundError(item_id)
+
+
+class PostgresItemStore:
+    """The same store on PostgreSQL (``DATABASE_URL=postgresql://...``; psycopg 3,
+    ``pip install 'framework[postgres]'``): for several machines behind a load balancer.
+    A connection per thread, in autocommit; the schema is created under an advisory lock
+    (workers starting together would otherwise race on ``CREATE TABLE IF NOT EXISTS``)."""
+
+    SCHEMA = "CREATE TABLE IF NOT EXISTS items (id BIGSERIAL PRIMARY KEY, revision INTEGER NOT NULL, data TEXT NOT NULL)"
+    LOCK = 7461636  # any constant: the advisory lock guarding the schema's creation
+
+    def __init__(self, url: str) -> None:
+        import psycopg  # an optional dependency: imported only when DATABASE_URL asks for it
+
+        self._psycopg = psycopg
+        self.url = url
+        self._local = threading.local()
+        self._connections: list[Any] = []
+        self._lock = threading.Lock()
+
+    def _connection(self) -> Any:
+        connection = getattr(self._local, "connection", None)
+        if connection is None or connection.closed:
+            connection = self._psycopg.connect(self.url, autocommit=True)
+            self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
+        return connection
+
+    def open(self) -> None:
+        with self._psycopg.connect(self.url) as connection:  # its own: it must not cross listen()'s fork
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (self.LOCK,))
+            connection.execute(self.SCHEMA)
+
+    def close(self) -> None:
         with self._lock:
-            if self._items.pop(item_id, None) is None:
-                raise ItemNotFoundError(item_id)
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            connection.close()
+        self._local = threading.local()
+
+    def create(self, data: dict[str, Any]) -> dict[str, Any]:
+        row = self._connection().execute("INSERT INTO items (revision, data) VALUES (1, %s) RETURNING id",
+                                         (json.dumps(data),)).fetchone()
+        return {"id": row[0], **data, "revision": 1}
+
+    def list(self, limit: int) -> list[dict[str, Any]]:
+        rows = self._connection().execute("SELECT id, revision, data FROM items ORDER BY id LIMIT %s", (limit,))
+        return [ItemStore._item(row) for row in rows]
+
+    def get(self, item_id: int) -> dict[str, Any]:
+        row = self._connection().execute("SELECT id, revision, data FROM items WHERE id = %s",
+                                         (item_id,)).fetchone()
+        if row is None:
+            raise ItemNotFoundError(item_id)
+        return ItemStore._item(row)
+
+    def replace(self, item_id: int, data: dict[str, Any]) -> dict[str, Any]:
+        row = self._connection().execute(
+            "UPDATE items SET data = %s, revision = revision + 1 WHERE id = %s RETURNING revision",
+            (json.dumps(data), item_id)).fetchone()
+        if row is None:
+            raise ItemNotFoundError(item_id)
+        return {"id": item_id, **data, "revision": row[0]}
+
+    def delete(self, item_id: int) -> None:
+        if not self._connection().execute("DELETE FROM items WHERE id = %s", (item_id,)).rowcount:
+            raise ItemNotFoundError(item_id)
+
+
+def open_store(database: str) -> "ItemStore | PostgresItemStore":
+    """A ``postgresql://`` (or ``postgres://``) URL: PostgreSQL; anything else: a SQLite file path."""
+    if database.startswith(("postgresql://", "postgres://")):
+        return PostgresItemStore(database)
+    return ItemStore(database)
 
 
 def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
-    """The CRUD routes; register with ``prefix="/items"``."""
-    store = ItemStore()
+    """The CRUD routes; register with ``prefix="/items"`` and ``database`` (a SQLite file
+    path or a ``postgresql://`` URL)."""
+    store = open_store(opts["database"])
+    instance.add_hook("on_ready", store.open)
+    instance.add_hook("on_close", lambda instance: store.close())
     instance.add_schema(ITEM_INPUT)
     instance.add_schema(ITEM)
     instance.add_schema(ERROR)
@@ -194,8 +328,19 @@ def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
         return reply.code(204).send()
 
 
-def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = False) -> Framework:
-    """Build the example application (``api_keys`` default: :func:`api_keys_from_env`)."""
+def database_from_env(environ: Any = os.environ) -> str:
+    """``DATABASE_URL`` when it is a ``postgresql://`` URL, else ``ITEMS_DB`` (the SQLite
+    file), else ``DEFAULT_DATABASE`` in the working directory."""
+    url = environ.get("DATABASE_URL") or ""
+    if url.startswith(("postgresql://", "postgres://")):
+        return url  # type: ignore[no-any-return]
+    return environ.get("ITEMS_DB") or DEFAULT_DATABASE
+
+
+def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = False,
+               database: str | None = None) -> Framework:
+    """Build the example application (``api_keys`` default: :func:`api_keys_from_env`;
+    ``database`` default: :func:`database_from_env`)."""
     # A known path asked with a method it does not declare answers 405 with Allow (API clients
     # and schemathesis expect it), not Fastify's default 404.
     app = Framework(method_not_allowed=True)
@@ -220,12 +365,15 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
 
     app.register(private, keys=api_keys if api_keys is not None else api_keys_from_env())
     app.register(child)
-    app.register(items_plugin, prefix="/items")
+    app.register(items_plugin, prefix="/items", database=database or database_from_env())
     return app
 
 
 app = create_app(wrap_grandchild=os.environ.get("EXAMPLE_WRAP_GRANDCHILD") == "1")
-app.ready()  # fail at import (gunicorn boot), not on the first request
+# Ready at import: each gunicorn/granian worker compiles its routes and opens the store as
+# it boots (a bad configuration fails the boot), not on its first request; the worker
+# that ran ready() runs the on_close hooks when it stops.
+app.ready()
 
 if __name__ == "__main__":
     app.listen(port=int(os.environ.get("PORT", "3000")))

@@ -8,9 +8,12 @@ compiled at ``ready()`` (``framework.compiled_route``).
 """
 from __future__ import annotations
 
+import atexit
 import logging
+import os
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 from urllib.parse import unquote
 
@@ -20,6 +23,8 @@ from .error_handling import NotFoundRoutes, default_not_found_handler
 from .errors import BadUrlError, RouteMissingHandlerError, create_error
 from .lifecycle import run
 from .loader import PLUGIN_TIMEOUT
+from .proxy import proxy_trust
+from .request_log import check_request_id_header, request_id_reader
 from .route import Route
 from .routing import Router
 from .state import AppState
@@ -55,8 +60,9 @@ class Framework(Context):
     def __init__(self, *, validator: dict[str, Any] | None = None,
                  schema_error_formatter: Callable[[list[dict[str, Any]], str], Exception] | None = None,
                  body_limit: int = 1_048_576, logger: logging.Logger | bool | None = None,
-                 lazy: bool = False, plugin_timeout: float = PLUGIN_TIMEOUT,
-                 ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
+                 lazy: bool = False, plugin_timeout: float = PLUGIN_TIMEOUT, request_logging: bool = False,
+                 request_id_header: str | None = None, gen_request_id: Callable[[Any], str] | None = None,
+                 trust_proxy: Any = False, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
                  case_sensitive: bool = True, max_param_length: int = 100,
                  method_not_allowed: bool = False) -> None:
         if type(body_limit) is not int or body_limit <= 0:
@@ -67,8 +73,13 @@ class Framework(Context):
         unknown = set(validator) - {"custom_options", "plugins"}
         if unknown:
             raise TypeError(f"unknown validator option(s): {', '.join(sorted(unknown))}")
+        if gen_request_id is not None and not callable(gen_request_id):
+            raise TypeError(f"gen_request_id must be callable, got {gen_request_id!r}")
+        header = check_request_id_header(request_id_header)
         state = AppState(self, body_limit=body_limit, lazy=lazy, logger=_logger(logger),
-                         plugin_timeout=float(plugin_timeout), validator_options=validator)
+                         plugin_timeout=float(plugin_timeout), validator_options=validator,
+                         request_id=request_id_reader(header, gen_request_id), request_id_header=header,
+                         request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy))
         # The router's options (find-my-way's): see framework.routing.
         state.router = Router(ignore_trailing_slash=ignore_trailing_slash,
                               ignore_duplicate_slashes=ignore_duplicate_slashes,
@@ -137,6 +148,7 @@ class Framework(Context):
         for context in self.walk():
             for hook in context.own_hooks("on_ready"):
                 hook()
+        close_at_exit(self)
 
     def _not_found_routes(self) -> NotFoundRoutes:
         def answer(context: Context, handler: Callable[..., Any]) -> CompiledRoute:
@@ -217,13 +229,41 @@ class Framework(Context):
 
     # Lifecycle.
     def close(self) -> None:
-        """Run every ``on_close`` hook (each with its context), innermost contexts first; idempotent."""
-        if self._state.closed:
-            return
-        self._state.closed = True
-        for context in reversed(self.walk()):
-            for hook in context.own_hooks("on_close"):
-                hook(context)
+        """Run every ``pre_close`` hook (outermost contexts first), then every ``on_close``
+        hook (innermost first), each with its context; idempotent and thread-safe.
+
+        The process that ran ``ready()`` also calls it when it exits: at interpreter exit
+        (a gunicorn worker stopped by SIGTERM, SIGINT or SIGQUIT exits that way), when a
+        granian worker process ends, and when ``listen()`` returns. A hook that raises is
+        logged; the others still run.
+        """
+        state = self._state
+        with state.close_lock:
+            if state.closed:
+                return
+            state.closed = True
+        contexts = self.walk()
+        for name, order in (("pre_close", contexts), ("on_close", list(reversed(contexts)))):
+            for context in order:
+                for hook in context.own_hooks(name):
+                    try:
+                        hook(context)
+                    except Exception as error:
+                        state.logger.error("%s hook %s failed: %r", name, getattr(hook, "__name__", hook), error,
+                                           exc_info=error)
+
+    def __enter__(self) -> "Framework":
+        """``with Framework() as app:`` closes the application on leaving the block."""
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def _listening(self) -> None:
+        """Run the ``on_listen`` hooks (``listen()`` calls this once the server accepts connections)."""
+        for context in self.walk():
+            for hook in context.own_hooks("on_listen"):
+                hook()
 
     def inject(self, method: str = "GET", url: str = "/", headers: dict[str, str] | None = None,
                query: dict[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
@@ -281,13 +321,62 @@ def _boot_failed(state: AppState, start_response: StartResponse) -> Iterable[byt
     return [body]
 
 
+#: Applications that ran ``ready()``, closed when the process that readied them exits.
+_readied: "weakref.WeakSet[Framework]" = weakref.WeakSet()
+_exit_hooks_installed: set[int] = set()
+
+
+def close_at_exit(app: Framework) -> None:
+    """Have the process that ran ``ready()`` close ``app`` when it exits.
+
+    ``atexit`` covers an interpreter that exits normally (a gunicorn worker after SIGTERM,
+    SIGINT or SIGQUIT raises ``SystemExit``); a ``multiprocessing`` finalizer covers a
+    granian worker, a ``multiprocessing`` child that leaves through ``os._exit``. A child
+    forked after ``ready()`` (gunicorn ``--preload``) does not close its parent's
+    application: only the process that readied it does (see ``_close_readied``).
+    """
+    app._state.ready_pid = os.getpid()
+    _readied.add(app)
+    pid = os.getpid()
+    if pid in _exit_hooks_installed:
+        return
+    _exit_hooks_installed.add(pid)
+    atexit.register(_close_readied)
+    import multiprocessing.util
+    multiprocessing.util.Finalize(None, _close_readied, exitpriority=100)
+
+
+def _close_readied() -> None:
+    pid = os.getpid()
+    for app in list(_readied):
+        if app._state.ready_pid == pid:
+            try:
+                app.close()
+            except Exception:  # an exit path must not raise
+                logging.getLogger("framework").exception("closing the application at exit failed")
+
+
+class _ExtrasFormatter(logging.Formatter):
+    """``logger=True``'s format: the message, then the request fields a record carries."""
+
+    FIELDS = ("req_id", "method", "url", "remote_address", "status_code", "response_time")
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record)
+        extras = " ".join(f"{name}={getattr(record, name)}" for name in self.FIELDS if hasattr(record, name))
+        if not extras:
+            return text
+        head, newline, rest = text.partition("\n")
+        return f"{head} {extras}{newline}{rest}"
+
+
 def _logger(logger: logging.Logger | bool | None) -> logging.Logger:
     if isinstance(logger, logging.Logger):
         return logger
     framework_logger = logging.getLogger("framework")
     if logger is True and not framework_logger.handlers:
         handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        handler.setFormatter(_ExtrasFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
         framework_logger.addHandler(handler)
         framework_logger.setLevel(logging.INFO)
     return framework_logger

@@ -16,6 +16,7 @@ from .body import BODY_METHODS, OPTIONAL_BODY_METHODS, BodyParsing
 from .error_handling import default_error_handler
 from .hooks import HookPhase, synchronous
 from .inputs import compile_input_validation
+from .request_log import EchoRequestId, LogIncoming, log_completed, parse_level
 from .responses import compile_response_serializers, strict_keywords
 from .serialization import compile_serializer
 
@@ -41,6 +42,12 @@ class CompiledRoute:
         self.options = route.options
         self.context: Context = route.context
         self.log: logging.Logger = state.logger
+        #: Below this level ``request.log`` logs nothing (the route's ``log_level`` option).
+        self.log_level = parse_level(route.options["log_level"]) if route.options.get("log_level") is not None else 0
+        #: What ``request.id`` calls (``framework.request_log.request_id_reader``).
+        self.request_id = state.request_id
+        #: ``trust_proxy`` (``framework.proxy.ProxyTrust``), or ``None``: the environ as is.
+        self.proxy = state.proxy
         self.request_class = scope.request_class
         self.reply_class = scope.reply_class
         #: A coroutine the handler returns at run time is run by ``Reply.render``.
@@ -53,7 +60,8 @@ class CompiledRoute:
                               "pre_serialization", "on_send", "on_response", "on_error")}
         self.pre_serialization = hooks["pre_serialization"]
         self.on_send = hooks["on_send"]
-        self.on_response = hooks["on_response"]
+        # Request logging's closing line, only when enabled: otherwise nothing changes here.
+        self.on_response = hooks["on_response"] + ((log_completed,) if state.request_logging else ())
         self.on_error = hooks["on_error"]
         own_error_handler = route.options.get("error_handler")
         self.error_handlers = tuple(synchronous(fn) for fn in (
@@ -70,6 +78,8 @@ class CompiledRoute:
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
             scope.parsers)
         steps: list[Step | None] = [
+            EchoRequestId(state.request_id_header) if state.request_id_header else None,
+            LogIncoming() if state.request_logging else None,
             HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
             HookPhase("pre_parsing", hooks["pre_parsing"]) if hooks["pre_parsing"] else None,
             body,

@@ -255,7 +255,7 @@ class Context:
         """Add a hook; it applies to this context's routes and its descendants'. ``first=True``
         puts it before the hooks this context added so far (CORS answers a preflight before
         an authentication hook refuses it)."""
-        if name == "on_close" or name == "on_ready":
+        if name in ("on_close", "on_ready", "on_listen", "pre_close"):
             self._state.check_not_started(f"add an {name} hook")
         elif name not in APPLICATION_HOOKS:
             self._state.check_not_started("add a hook")

@@ -85,19 +85,26 @@ def error_payload(status: int, error: BaseException) -> ErrorPayload:
 
 def default_error_handler(error: BaseException, request: Any, reply: Any) -> None:
     """Answer ``error`` as JSON. A status below 500 is logged at info; 500 and above at
-    error, with the traceback and the request id (none of which reaches the client)."""
+    error, once, with the traceback, and with the request id, method and URL as the
+    record's ``req_id``, ``method`` and ``url`` (none of which reaches the client). Both
+    go through ``request.log``, so the route's ``log_level`` applies."""
     headers = getattr(error, "headers", None)
     if isinstance(headers, dict):
         reply.headers(headers)
     status = reply.status_code
-    log: logging.Logger = reply.server.log
+    log: logging.LoggerAdapter = request.log  # type: ignore[type-arg]
     if status >= 500:
         log.error("request %s %r failed: %s", request.method, request.url, describe(error),
-                  exc_info=(type(error), error, error.__traceback__), extra={"req_id": request.id})
+                  exc_info=(type(error), error, error.__traceback__), extra=_request_fields(request))
     elif log.isEnabledFor(logging.INFO):
         log.info("request %s %r answered %s: %r", request.method, request.url, status, message_of(error, status),
-                 extra={"req_id": request.id})
+                 extra=_request_fields(request))
     reply.send(error_payload(status, error))
+
+
+def _request_fields(request: Any) -> dict[str, Any]:
+    """A log record's request fields (never its headers: they may carry credentials)."""
+    return {"req_id": request.id, "method": request.method, "url": request.url}
 
 
 def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", error: BaseException) -> None:
@@ -106,7 +113,8 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
         try:
             hook(request, reply, error)
         except Exception as hook_error:
-            route.log.error("on_error hook failed: %s", describe(hook_error), exc_info=hook_error)
+            route.log.error("on_error hook failed: %s", describe(hook_error), exc_info=hook_error,
+                            extra=_request_fields(request))
     for handler in route.error_handlers:  # the last, the default handler, always answers
         reply.begin_error_handler(error, status_for(error))
         try:
@@ -122,7 +130,7 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
         return
     # Every handler failed, the default one included: answer a fixed 500.
     route.log.error("request %s %r: the default error handler failed: %s", request.method, request.url,
-                    describe(error), exc_info=error, extra={"req_id": request.id})
+                    describe(error), exc_info=error, extra=_request_fields(request))
     reply.begin_error_handler(error, 500)
     reply._headers.clear()  # whatever a failed handler set (half of an error's headers) goes
     reply.code(500).send(_fixed_internal_error())
@@ -132,7 +140,8 @@ def serialization_failure(route: "CompiledRoute", reply: "Reply", error: Excepti
     """The answer to an error payload that could not be serialized either: Fastify's
     FST_ERR_FAILED_ERROR_SERIALIZATION, as fixed JSON."""
     original = reply.error if reply.error is not None else error
-    route.log.error("failed to serialize an error: %s", describe(error), exc_info=error)
+    route.log.error("failed to serialize an error: %s", describe(error), exc_info=error,
+                    extra=_request_fields(reply.request))
     failure = FailedErrorSerializationError(_text(error), _text(original))
     reply.begin_error_handler(failure, 500)
     reply.code(500).header("content-type", JSON_CONTENT_TYPE)

@@ -3,7 +3,8 @@ one phase of them, and the runner that makes ``async def`` hooks and handlers sy
 
 Request hooks in lifecycle order: ``on_request``, ``pre_parsing``, ``pre_validation``,
 ``pre_handler``, ``pre_serialization``, ``on_send``, ``on_response``, ``on_error``.
-Application hooks: ``on_route``, ``on_register``, ``on_ready``, ``on_close``.
+Application hooks: ``on_route``, ``on_register``, ``on_ready``, ``on_listen`` (``listen()``
+is serving), ``pre_close`` (first in ``close()``), ``on_close``.
 A hook applies to the routes of its context and its descendants: within one name,
 ancestors' hooks run first (outermost first, each in the order added), then the
 context's own, then the route's.
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 REQUEST_HOOKS = ("on_request", "pre_parsing", "pre_validation", "pre_handler",
                  "pre_serialization", "on_send", "on_response", "on_error")
-APPLICATION_HOOKS = ("on_route", "on_register", "on_ready", "on_close")
+APPLICATION_HOOKS = ("on_route", "on_register", "on_ready", "on_listen", "pre_close", "on_close")
 ALL_HOOKS = REQUEST_HOOKS + APPLICATION_HOOKS
 
 

@@ -6,21 +6,21 @@ which is where request decorators live (see ``Context.decorate_request``).
 """
 from __future__ import annotations
 
-import itertools
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 from urllib.parse import quote, unquote_plus
+
+from .request_log import RequestLogger
 
 if TYPE_CHECKING:
     from werkzeug.wrappers import Request as WerkzeugRequest
 
     from .compiled_route import CompiledRoute
     from .content_types import MediaType
+    from .proxy import Forwarded
 
 T = TypeVar("T")
 
-_request_ids = itertools.count(1)
-_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 class lazy(Generic[T]):
@@ -39,15 +39,6 @@ class lazy(Generic[T]):
             return self  # type: ignore[return-value]
         value = instance.__dict__[self.name] = self.compute(instance)
         return value
-
-
-def _base36(number: int) -> str:
-    digits = ""
-    while True:
-        number, rest = divmod(number, 36)
-        digits = _BASE36[rest] + digits
-        if not number:
-            return digits
 
 
 def parse_query_string(query_string: str) -> dict[str, Any]:
@@ -101,7 +92,8 @@ class Request:
 
     ``body`` (``None`` when the request has none), ``query``, ``params``, ``headers``
     (lower-cased names), ``method``, ``url`` (path and query string as received),
-    ``path``, ``id``, ``ip``, ``hostname``, ``protocol``, ``cookies``, ``environ``,
+    ``path``, ``id``, ``ip``, ``ips``, ``hostname``, ``protocol`` (these four follow
+    ``X-Forwarded-*`` only as ``trust_proxy`` allows), ``cookies``, ``environ``,
     ``raw`` (a werkzeug ``Request``), ``validation_error``, ``route_options``,
     ``server`` (the context that declared the route) and ``log``.
     """
@@ -123,11 +115,6 @@ class Request:
     def method(self) -> str:
         return self.environ["REQUEST_METHOD"]
 
-    @lazy
-    def id_number(self) -> int:
-        """The request's sequence number (taken when the id is first read)."""
-        return next(_request_ids)
-
     query: dict[str, Any] = _LazyQuery()  # type: ignore[assignment]
 
     @lazy
@@ -136,7 +123,9 @@ class Request:
 
     @lazy
     def id(self) -> str:
-        return "req-" + _base36(self.id_number)
+        """The request id, taken on first read: the incoming ``request_id_header`` value when
+        it is safe, else ``gen_request_id(request)`` or the default (see ``framework.request_log``)."""
+        return self._route.request_id(self)
 
     @lazy
     def path(self) -> str:
@@ -152,16 +141,37 @@ class Request:
         return f"{path}?{query_string}" if query_string else path
 
     @lazy
+    def forwarded(self) -> "Forwarded":
+        """The client's address chain, host and scheme as ``trust_proxy`` allows (``framework.proxy``)."""
+        proxy = self._route.proxy
+        if proxy is None:
+            from .proxy import _direct
+            return _direct(self.environ)
+        return proxy.resolve(self.environ)  # type: ignore[no-any-return]
+
+    @lazy
     def ip(self) -> str | None:
-        return self.environ.get("REMOTE_ADDR")
+        """The client's address: the socket's peer, or the one ``trust_proxy`` lets X-Forwarded-For name."""
+        if self._route.proxy is None:
+            return self.environ.get("REMOTE_ADDR")
+        return self.forwarded.ip
+
+    @lazy
+    def ips(self) -> list[str]:
+        """The addresses walked: the socket's peer, then X-Forwarded-For's trusted hops (right to left)."""
+        return self.forwarded.ips
 
     @lazy
     def hostname(self) -> str:
-        return self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+        if self._route.proxy is None:
+            return self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+        return self.forwarded.hostname
 
     @lazy
     def protocol(self) -> str:
-        return self.environ.get("wsgi.url_scheme", "http")
+        if self._route.proxy is None:
+            return self.environ.get("wsgi.url_scheme", "http")
+        return self.forwarded.protocol
 
     @lazy
     def cookies(self) -> dict[str, str]:
@@ -183,7 +193,8 @@ class Request:
 
     @lazy
     def log(self) -> logging.LoggerAdapter:  # type: ignore[type-arg]
-        return logging.LoggerAdapter(self._route.log, {"req_id": self.id})
+        """The route's logger with ``req_id`` on every record (and the route's ``log_level``)."""
+        return RequestLogger(self._route.log, self.id, self._route.log_level)
 
     def __repr__(self) -> str:
         return f"<Request {self.method} {self.url}>"

@@ -38,6 +38,8 @@ ROUTE_OPTIONS: dict[str, str] = {
     "config": "free-form: anything, read back as request.route_options['config']",
     "body_limit": "the largest body accepted, in bytes",
     "prefix": "set by the framework: the context's prefix",
+    "log_level": "the route's log level ('info', 'warn', 'silent'... or a logging level): request.log and "
+                 "the request log lines below it are dropped",
     **{name: f"{name} hook(s) of this route only" for name in REQUEST_HOOKS},
 }
 
@@ -141,6 +143,9 @@ def check_route_options(options: dict[str, Any]) -> None:
     body_limit = options.get("body_limit")
     if body_limit is not None and (type(body_limit) is not int or body_limit <= 0):
         raise RouteBodyLimitError(body_limit)
+    if options.get("log_level") is not None:
+        from .request_log import parse_level
+        parse_level(options["log_level"])  # a ValueError names the accepted levels
     for name in REQUEST_HOOKS:
         hooks = options.get(name)
         if hooks is None:

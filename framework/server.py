@@ -7,6 +7,7 @@ machines, because gunicorn's own per-request cost dominates a fast app.
 from __future__ import annotations
 
 import errno
+import os
 import socket
 import threading
 import time
@@ -19,7 +20,13 @@ Callback = Callable[[Exception | None], Any] | None
 
 def serve(app: Any, *, port: int = 3000, host: str = "127.0.0.1", callback: Callback = None,
           workers: int = 1, server: str = "gunicorn") -> None:
-    """Ready ``app`` and serve it until the process is stopped."""
+    """Ready ``app`` and serve it until the process is stopped (SIGTERM or SIGINT).
+
+    This process runs ``ready()``, then the ``on_listen`` hooks once the server accepts
+    connections (before ``callback(None)``), and ``close()`` (``pre_close`` and
+    ``on_close`` hooks) when the server has stopped. The workers are forked from it with
+    the application ready: none of them compiles a route.
+    """
     try:
         app.ready()
     except Exception as error:
@@ -35,10 +42,30 @@ def serve(app: Any, *, port: int = 3000, host: str = "127.0.0.1", callback: Call
     except OSError as error:
         _fail(error, callback)
         return
-    if server == "gunicorn":
-        _serve_gunicorn(app, host, port, workers, callback)
-    else:
-        _serve_granian(app, host, port, workers, callback)
+    pid = os.getpid()
+    try:
+        if server == "gunicorn":
+            _serve_gunicorn(app, host, port, workers, _listening(app, callback))
+        else:
+            _serve_granian(app, host, port, workers, _listening(app, callback))
+    finally:
+        if os.getpid() == pid:
+            app.close()
+
+
+def _listening(app: Any, callback: Callback) -> Callable[[Exception | None], Any]:
+    """The callback the servers call: ``on_listen`` hooks first, then the user's callback."""
+    def listening(error: Exception | None) -> None:
+        if error is None:
+            try:
+                app._listening()
+            except Exception as hook_error:
+                error = hook_error
+        if callback is not None:
+            callback(error)
+        elif error is not None:
+            raise error  # as without a callback: the failure is raised
+    return listening
 
 
 def _fail(error: Exception, callback: Callback) -> None:
@@ -74,6 +101,7 @@ def check_bindable(host: str, port: int) -> None:
 
 def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Callback) -> None:
     from gunicorn.app.base import BaseApplication
+    master = os.getpid()
 
     class EmbeddedGunicorn(BaseApplication):  # type: ignore[misc]
         def load_config(self) -> None:
@@ -89,6 +117,8 @@ def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Call
     try:
         EmbeddedGunicorn().run()
     except SystemExit as exit_:
+        if os.getpid() != master:
+            raise  # a worker (forked inside run()) leaves: never return into the caller's code
         if exit_.code in (0, None):
             return
         error: Exception = RuntimeError(f"gunicorn could not serve on {host}:{port} (exit code {exit_.code})")
@@ -111,27 +141,41 @@ def _serve_granian(app: Any, host: str, port: int, workers: int, callback: Callb
             raise error from missing
         callback(error)
         return
-    if callback is not None:
-        threading.Thread(target=_announce_when_listening, args=(host, port, callback), daemon=True).start()
     # Workers are forked, so the loader may simply close over the app.
+    granian = Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers)
+    finished = threading.Event()  # the server has stopped or failed: announce nothing more
+    if callback is not None:
+        if hasattr(granian, "on_startup"):  # granian's hook: bound and listening, in this process
+            granian.on_startup(lambda: callback(None))
+        else:  # older granian: poll the port
+            threading.Thread(target=_announce_when_listening, args=(host, port, callback, finished),
+                             daemon=True).start()
     try:
-        Server("framework:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers) \
-            .serve(target_loader=lambda *_: app, wrap_loader=False)
+        granian.serve(target_loader=lambda *_: app, wrap_loader=False)
     except RuntimeError as error:
+        finished.set()
         # Taken since the check before starting: granian's message carries a Rust backtrace.
         if not str(error).startswith("Address already in use"):
             raise
         _fail(AddressInUseError(host, port), callback)
+    finally:
+        finished.set()
 
 
 def _announce_when_listening(host: str, port: int, callback: Callable[[Exception | None], Any],
-                             timeout: float = 30.0) -> None:
+                             finished: threading.Event, timeout: float = 30.0) -> None:
+    """Call ``callback(None)`` once ``host:port`` accepts a connection, unless the server
+    has already stopped or failed (another process holding the port answers too)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and not finished.is_set():
         try:
             with socket.create_connection((host, port), timeout=0.2):
-                callback(None)
-                return
+                pass
         except OSError:
             time.sleep(0.05)
-    callback(TimeoutError(f"granian did not listen on {host}:{port} within {timeout} s"))
+            continue
+        if not finished.is_set():
+            callback(None)
+        return
+    if not finished.is_set():
+        callback(TimeoutError(f"granian did not listen on {host}:{port} within {timeout} s"))

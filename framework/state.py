@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .app import Framework
     from .context import Context
     from .error_handling import NotFoundRoutes
+    from .proxy import ProxyTrust
     from .route import Route
 
 
@@ -26,13 +27,26 @@ class AppState:
     """The application-wide state behind every context of one app."""
 
     def __init__(self, app: "Framework", *, body_limit: int, lazy: bool, logger: logging.Logger,
-                 plugin_timeout: float, validator_options: dict[str, Any]) -> None:
+                 plugin_timeout: float, validator_options: dict[str, Any],
+                 request_id: Callable[[Any], str], request_id_header: str | None = None,
+                 request_logging: bool = False, proxy: "ProxyTrust | None" = None) -> None:
         self.app = app
         self.body_limit = body_limit
         self.lazy = lazy
         self.logger = logger
         self.plugin_timeout = plugin_timeout
         self.validator_options = validator_options
+        #: ``request.id`` calls this (``framework.request_log.request_id_reader``).
+        self.request_id = request_id
+        #: The header an incoming id is read from and echoed in, or ``None``.
+        self.request_id_header = request_id_header
+        #: ``request_logging=True``: two log lines per request (steps added at ready()).
+        self.request_logging = request_logging
+        #: ``trust_proxy``, resolved (``None``: forwarded headers are ignored).
+        self.proxy = proxy
+        #: The process that ran ``ready()``: only it runs ``on_close`` at exit (see ``framework.app``).
+        self.ready_pid: int | None = None
+        self.close_lock = threading.Lock()
         self.router: Router[Route] = Router()
         self.routes: list[Route] = []
         #: Contexts that set a not-found handler, and the answers built from them at ready().

@@ -38,6 +38,9 @@ def _under_root(entry: str) -> bool:
 
 
 SUPPORT_PATH = _support_path()
+# The example app (examples.app) is imported by some tests, and readies its SQLite store at
+# import: keep its file out of the checkout (tests that serve it set their own ITEMS_DB).
+os.environ.setdefault("ITEMS_DB", str(pathlib.Path(tempfile.mkdtemp(prefix="framework-test-items-")) / "items.sqlite3"))
 
 if INSTALLED:
     # The root may arrive as '' (python -m pytest from the root) or through PYTHONPATH.

@@ -150,18 +150,26 @@ def _request(base: str, method: str, path: str, headers: dict, data: str | None,
             return error.code, error.read(), {k.lower(): v for k, v in error.headers.items()}
 
 
+#: The README runs the example on four workers: each request may reach any of them.
+WORKERS = 4
+
+
 class Server:
-    """``python -m gunicorn <target>`` on a free port; stopped by PID."""
+    """``python -m gunicorn <target> --workers 4`` on a free port, on a fresh SQLite file;
+    stopped by PID. Its access log records which worker (pid) answered each request."""
 
     def __init__(self, target: str, env: dict[str, str]) -> None:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = tempfile.TemporaryFile()
+        self.directory = tempfile.TemporaryDirectory(prefix="framework-example-")
         environ = {k: v for k, v in os.environ.items() if k not in ("API_KEYS", "EXAMPLE_WRAP_GRANDCHILD")}
+        environ["ITEMS_DB"] = str(Path(self.directory.name) / "items.sqlite3")
         environ.update(env)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", target, "--bind", f"127.0.0.1:{self.port}",
-             "--workers", "1", "--log-level", "warning"],
+             "--workers", str(WORKERS), "--log-level", "warning",
+             "--access-logfile", "-", "--access-logformat", "ACCESS %(p)s %(r)s %(s)s"],
             cwd=SUPPORT_PATH, env=environ, stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 30.0) -> None:
@@ -191,6 +199,7 @@ class Server:
                 self.process.kill()
                 self.process.wait(timeout=5)
         self.log.close()
+        self.directory.cleanup()
 
 
 @pytest.fixture
@@ -234,6 +243,40 @@ def test_readme_examples(serve):
     assert status == 200 and "www-authenticate" not in headers
 
 
+def test_every_worker_sees_the_same_items(serve):
+    """Create in one request, read in the next, whichever of the four workers answers.
+
+    The reads are concurrent (a sync worker answers one request at a time, so the others
+    take some); the access log shows that workers other than the creating one answered."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = serve()
+    created = []
+    with ThreadPoolExecutor(12) as pool:
+        for n in range(6):
+            status, body, _ = _request(server.base, "POST", "/items", {"Content-Type": "application/json"},
+                                       json.dumps({"name": f"item {n}", "price": n}))
+            assert status == 201, body
+            item = json.loads(body)
+            created.append(item)
+            reads = list(pool.map(lambda _: _request(server.base, "GET", f"/items/{item['id']}", {}, None),
+                                  range(24)))
+            assert all((status, json.loads(body)) == (200, item) for status, body, _ in reads)
+    status, body, _ = _request(server.base, "GET", "/items?limit=100", {}, None)
+    assert json.loads(body)["items"] == created
+    assert [item["id"] for item in created] == list(range(1, 7))
+    time.sleep(0.5)  # the access log is written after the response
+    lines = re.findall(r"^ACCESS <(\d+)> (\w+) (\S+)", server.logs(), re.MULTILINE)
+    creator, read_elsewhere = None, 0
+    for pid, method, path in lines:  # in order: each POST, then the reads of its item
+        if method == "POST":
+            creator = pid
+        elif path.startswith("/items/") and pid != creator:
+            read_elsewhere += 1
+    assert read_elsewhere, server.logs()
+    assert len({pid for pid, _, _ in lines}) >= 2, server.logs()
+
+
 def test_wrapped_grandchild_and_api_keys_from_the_environment(serve):
     server = serve(EXAMPLE_WRAP_GRANDCHILD="1", API_KEYS="alpha, beta")
     run_examples(server, README_WRAPPED_EXAMPLES)
@@ -256,10 +299,10 @@ def test_readme_curl_commands_literally(serve):
         assert result.stdout == example["output"], command
 
 
-def test_store_gives_unique_ids_under_concurrency():
+def test_store_gives_unique_ids_under_concurrency(tmp_path):
     from examples.app import create_app  # importable from the repository root (tests/conftest.py)
 
-    app = create_app(api_keys=["k"])
+    app = create_app(api_keys=["k"], database=str(tmp_path / "items.sqlite3"))
     ids: list[int] = []
     lock = threading.Lock()
 
@@ -276,6 +319,21 @@ def test_store_gives_unique_ids_under_concurrency():
     assert sorted(ids) == list(range(1, 41))
     listed = app.inject(method="GET", url="/items?limit=100").json()["items"]
     assert len(listed) == 40 and all("revision" not in item for item in listed)
+    app.close()
+
+
+def test_store_survives_the_app_and_closes_its_connections(tmp_path):
+    from examples.app import create_app
+
+    database = str(tmp_path / "items.sqlite3")
+    with create_app(api_keys=["k"], database=database) as app:
+        assert app.inject(method="POST", url="/items", json={"name": "pen", "price": 1}).status_code == 201
+    with create_app(api_keys=["k"], database=database) as app:  # another process would see the same
+        assert app.inject(url="/items/1").json() == {"id": 1, "name": "pen", "price": 1, "tags": []}
+        assert app.inject(method="PUT", url="/items/1", json={"name": "pen", "price": 2}).json()["price"] == 2
+        assert app.inject(method="DELETE", url="/items/1").status_code == 204
+        assert app.inject(method="PUT", url="/items/1", json={"name": "pen", "price": 2}).status_code == 404
+        assert app.inject(method="DELETE", url="/items/1").status_code == 404
 
 
 def test_api_keys_from_env():

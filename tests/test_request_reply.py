@@ -26,7 +26,7 @@ def test_request_attributes():
     assert data["method"] == "POST"
     assert data["url"] == "/items/7?tag=a&tag=b&flag"
     assert data["path"] == "/items/7"
-    assert re.fullmatch(r"req-[0-9a-z]+", data["id"])
+    assert re.fullmatch(r"req-[0-9a-f]{12}-[0-9a-f]+", data["id"])
     assert data["ip"] == "127.0.0.1"
     assert data["hostname"] == "localhost"
     assert data["protocol"] == "http"
@@ -158,5 +158,6 @@ def test_request_ids_increase_and_logs_carry_them(caplog):
     with caplog.at_level(logging.INFO, logger="framework"):
         first = app.inject(url="/log").json()["id"]
         second = app.inject(url="/log").json()["id"]
-    assert int(first[4:], 36) < int(second[4:], 36)
+    assert first != second and first.rsplit("-", 1)[0] == second.rsplit("-", 1)[0]
+    assert int(first.rsplit("-", 1)[1], 16) < int(second.rsplit("-", 1)[1], 16)
     assert [r.req_id for r in caplog.records if r.getMessage() == "inside"] == [first, second]

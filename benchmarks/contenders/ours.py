@@ -13,13 +13,14 @@ REQUIRES = ("framework",)
 DIST = "framework"
 
 
-def create_app():
+def create_app(**options):
+    """``options`` go to ``Framework`` (``ours_logged`` passes ``request_logging=True``)."""
     from framework import Framework
 
     from benchmarks import scenarios as sc
 
     ids = itertools.count(1)
-    app = Framework()
+    app = Framework(**options)
 
     @app.get("/hello")
     def hello(request, reply):

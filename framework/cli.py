@@ -1,0 +1,136 @@
+"""The command line: ``python -m framework run|routes|plugins|openapi``.
+
+``run module:app`` serves an application on gunicorn (the default) or granian::
+
+    python -m framework run examples.app:app --workers 4 --host 127.0.0.1 --port 3000
+    python -m framework run examples.app:app --server granian --workers 4
+    python -m framework run examples.app:app --reload          # development: restart on changes
+
+The process becomes the server (``exec``), so a process manager's SIGTERM reaches it.
+Each worker imports ``framework.wsgi``, which imports the application named in
+``FRAMEWORK_APP`` and readies it as the worker boots (no request pays route compilation);
+the worker that readied it runs the ``on_close`` hooks when it stops. ``--reload`` is
+gunicorn's ``--reload`` or granian's (``pip install 'granian[reload]'``).
+
+``routes module:app`` and ``plugins module:app`` print ``print_routes()`` and
+``print_plugins()`` after readying the application (then close it).
+
+``openapi module:app`` prints the application's OpenAPI document (JSON), as
+``app.openapi()`` returns it: the application must register ``plugins.openapi``.
+``--indent N`` (default 2; 0 for one line), ``--output FILE``.
+
+``module:app`` names a module and an attribute (``app`` when omitted); an attribute that
+is not an application but a callable (a factory) is called without arguments.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from typing import Any, Sequence
+
+SERVERS = ("gunicorn", "granian")
+
+
+def load_app(spec: str) -> Any:
+    """The application ``module:attribute`` names (the working directory is importable)."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name:
+        raise SystemExit(f"error: {spec!r} does not name a module (module:app)")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    module = importlib.import_module(module_name)
+    try:
+        app = getattr(module, attribute or "app")
+    except AttributeError:
+        raise SystemExit(f"error: module {module_name!r} has no attribute {attribute or 'app'!r}") from None
+    if not hasattr(app, "ready") and callable(app):
+        app = app()
+    if not hasattr(app, "ready"):
+        raise SystemExit(f"error: {spec} is not a framework application: {app!r}")
+    return app
+
+
+def server_command(args: argparse.Namespace) -> list[str]:
+    """The command ``run`` executes; the app is ``framework.wsgi:app`` (see ``FRAMEWORK_APP``)."""
+    if args.server == "gunicorn":
+        command = [sys.executable, "-m", "gunicorn", "--bind", f"{args.host}:{args.port}",
+                   "--workers", str(args.workers)]
+        if args.reload:
+            command.append("--reload")
+    else:
+        command = [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", args.host,
+                   "--port", str(args.port), "--workers", str(args.workers)]
+        if args.reload:
+            command.append("--reload")
+    return [*command, "framework.wsgi:app"]
+
+
+def run(args: argparse.Namespace) -> int:
+    command = server_command(args)
+    environ = dict(os.environ, FRAMEWORK_APP=args.app)
+    path = [os.getcwd(), *filter(None, environ.get("PYTHONPATH", "").split(os.pathsep))]
+    environ["PYTHONPATH"] = os.pathsep.join(path)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, command, environ)
+    return 0  # not reached
+
+
+def _print_tree(args: argparse.Namespace, method: str) -> int:
+    app = load_app(args.app)
+    app.ready()
+    try:
+        print(getattr(app, method)(), end="")
+    finally:
+        app.close()
+    return 0
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    app = load_app(args.app)
+    app.ready()
+    if not app.has_decorator("openapi"):
+        print(f"error: {args.app} does not register plugins.openapi on its root "
+              "(app.register(openapi, ...))", file=sys.stderr)
+        return 1
+    text = json.dumps(app.openapi(), indent=args.indent or None, ensure_ascii=False) + "\n"
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as output:
+            output.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def add_commands(subcommands: Any) -> None:
+    """Add ``run``, ``routes``, ``plugins`` and ``openapi`` to an ``argparse`` sub-parser set."""
+    run_parser = subcommands.add_parser("run", help="serve an application on gunicorn or granian")
+    run_parser.add_argument("app", help="module:app")
+    run_parser.add_argument("--server", choices=SERVERS, default="gunicorn")
+    run_parser.add_argument("--workers", "-w", type=int, default=1)
+    run_parser.add_argument("--host", default="127.0.0.1")
+    run_parser.add_argument("--port", "-p", type=int, default=3000)
+    run_parser.add_argument("--reload", action="store_true", help="restart when files change (development)")
+    run_parser.set_defaults(command_function=run)
+    for name, method, text in (("routes", "print_routes", "print the route tree"),
+                               ("plugins", "print_plugins", "print the plugin tree with load times")):
+        parser = subcommands.add_parser(name, help=text)
+        parser.add_argument("app", help="module:app")
+        parser.set_defaults(command_function=lambda args, method=method: _print_tree(args, method))
+    openapi_parser = subcommands.add_parser("openapi", help="print the application's OpenAPI 3.1 document")
+    openapi_parser.add_argument("app", help="module:app")
+    openapi_parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0: one line)")
+    openapi_parser.add_argument("--output", "-o", help="write to this file instead of stdout")
+    openapi_parser.set_defaults(command_function=_openapi)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m framework")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    if getattr(args, "workers", 1) < 1:
+        parser.error("--workers must be at least 1")
+    return int(args.command_function(args) or 0)
