@@ -26,18 +26,24 @@ OPTIONAL_BODY_METHODS = frozenset(("OPTIONS", "DELETE"))
 _CHUNK = 65536
 
 
+def _declared_length(length: str, limit: int) -> int:
+    """``Content-Length`` as a number: over ``limit`` is a 413 before anything is read."""
+    try:
+        expected = int(length)
+    except ValueError:
+        raise InvalidContentLengthError() from None
+    if expected > limit:
+        raise BodyTooLargeError()
+    if expected < 0:
+        raise InvalidContentLengthError()
+    return expected
+
+
 def read_body(environ: dict[str, Any], length: str | None, chunked: bool, limit: int) -> bytes:
     """The body bytes: a declared length read to its end, or a chunked/terminated stream up to ``limit``."""
     stream = environ["wsgi.input"]
     if length and not chunked:
-        try:
-            expected = int(length)
-        except ValueError:
-            raise InvalidContentLengthError() from None
-        if expected > limit:
-            raise BodyTooLargeError()
-        if expected < 0:
-            raise InvalidContentLengthError()
+        expected = _declared_length(length, limit)
         body = stream.read(expected) if expected else b""
         while len(body) < expected:  # a server's read(n) may return less than n
             more = stream.read(expected - len(body))
@@ -106,15 +112,7 @@ def body_stream(environ: dict[str, Any], length: str | None, chunked: bool, limi
     """The body of a request as a :class:`BoundedStream` (the checks of :func:`read_body`)."""
     raw = environ["wsgi.input"]
     if length and not chunked:
-        try:
-            expected = int(length)
-        except ValueError:
-            raise InvalidContentLengthError() from None
-        if expected > limit:
-            raise BodyTooLargeError()
-        if expected < 0:
-            raise InvalidContentLengthError()
-        return BoundedStream(raw, expected, limit)
+        return BoundedStream(raw, _declared_length(length, limit), limit)
     if not chunked and not environ.get("wsgi.input_terminated"):
         return BoundedStream(raw, 0, limit)
     return BoundedStream(raw, None, limit)
