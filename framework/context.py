@@ -398,6 +398,16 @@ class Context:
         """Declare the route for every supported method."""
         return self._shortcut(list(SUPPORTED_METHODS), path, options, handler, kw)
 
+    def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
+        """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,
+        werkzeug...), inside this context: its hooks, authentication and error handler
+        apply; ``SCRIPT_NAME`` gains the prefix, ``PATH_INFO`` keeps the rest; the body is
+        left for the application to read. ``options`` are route options (``on_request=``,
+        ``config=``...). See ``framework.mount``."""
+        from .mount import mount
+        mount(self, prefix, wsgi_app, **options)
+        return self
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._name!r} prefix={self._prefix!r}>"
 
