@@ -94,7 +94,7 @@ def hooks_with_owners(route: "CompiledRoute", name: str) -> list[dict[str, str]]
             found.append({"name": function_name(fn), "plugin": owner or context.name, "context": context.name})
     for fn in route.route.own_hooks(name):
         found.append({"name": function_name(fn), "plugin": "route option", "context": route.context.name})
-    if name == "on_response" and route.on_response and route.on_response[-1].__name__ == "log_completed":
+    if name == "on_response" and route.context._state.request_logging:
         found.append({"name": "log_completed", "plugin": "request_logging", "context": "root"})
     return found
 

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from conftest import SUPPORT_PATH  # the repository root, or examples/ alone under tox
 from framework import Framework
 from framework.cli import main
 from test_encapsulation import build
@@ -205,8 +206,28 @@ def test_cli_explain(capsys, monkeypatch):
 
 def test_cli_explain_example_app_subprocess():
     result = subprocess.run([sys.executable, "-m", "framework", "explain", "examples.app:create_app", "GET",
-                             "/items/1", "--json"], capture_output=True, text=True, timeout=60)
+                             "/items/1", "--json"], capture_output=True, text=True, timeout=60,
+                            cwd=SUPPORT_PATH)
     assert result.returncode == 0, result.stderr
     explanation = json.loads(result.stdout)
     assert explanation["outcome"] == "route"
     assert explanation["route"]["params"] == {"id": "1"}
+
+
+def test_request_logging_and_first_hooks():
+    app = Framework(request_logging=True)
+
+    def late(request, reply):
+        pass
+
+    def early(request, reply):
+        pass
+    app.add_hook("on_request", late)
+    app.add_hook("on_request", early, first=True)
+    app.get("/x", lambda request, reply: {})
+    explanation = app.explain("GET", "/x")
+    assert [step["step"] for step in explanation["steps"]] == ["log_incoming", "on_request", "handler"]
+    assert [hook["name"] for hook in explanation["steps"][1]["hooks"]] == [
+        "test_request_logging_and_first_hooks.early", "test_request_logging_and_first_hooks.late"]
+    assert explanation["reply"]["on_response"] == [
+        {"name": "log_completed", "plugin": "request_logging", "context": "root"}]
