@@ -425,3 +425,6 @@ class FuzzFailure(AssertionError):
     def __init__(self, failures: list[Any]) -> None:
         self.failures = failures
         super().__init__("\n\n".join(str(failure) for failure in failures))
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.failures,))
