@@ -166,8 +166,8 @@ def _valid_of(kind: str, schema: dict[str, Any], text: bool, st: Any) -> Any:
             return strategy.filter(lambda s: len(s) >= low and (high is None or len(s) <= high)
                                    and (not text or (s.isprintable() and s.isascii())))
         alphabet = _SAFE_TEXT if text else st.characters(codec="utf-8")
-        return st.text(alphabet, min_size=schema.get("minLength", 0), max_size=min(schema.get("maxLength", 20), 20)
-                       if schema.get("maxLength", 20) >= schema.get("minLength", 0) else schema.get("minLength", 0))
+        low = schema.get("minLength", 0)
+        return st.text(alphabet, min_size=low, max_size=max(low, min(schema.get("maxLength", low + 20), low + 20)))
     if kind == "array":
         items = schema.get("items", {})
         item = valid(items if isinstance(items, dict) else {}, text, st)

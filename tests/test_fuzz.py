@@ -108,3 +108,14 @@ def test_example_app_passes(tmp_path):
     report = fuzz(app, examples=60, headers={"Authorization": "Bearer fuzz-key"})
     assert {"POST /items", "GET /items/:id", "PUT /items/:id", "DELETE /items/:id"} <= set(report.routes)
     app.close()
+
+
+def test_long_minimum_lengths_and_routes_filter():
+    app = Framework()
+    app.post("/long", lambda request, reply: {}, schema={
+        "body": {"type": "object", "properties": {"code": {"type": "string", "minLength": 30}}, "required": ["code"]}})
+    app.get("/other", lambda request, reply: 1 / 0)
+    report = fuzz(app, examples=30, routes={"POST /long"})
+    assert report.routes == ["POST /long"] and report.failures == []
+    with pytest.raises(FuzzFailure, match="GET /other"):
+        fuzz(app, examples=5, routes=lambda route: route.url == "/other")
