@@ -1,4 +1,4 @@
-"""The command line: ``python -m framework run|routes|plugins|openapi``.
+"""The command line: ``python -m framework run|routes|plugins|openapi|explain``.
 
 ``run module:app`` serves an application on gunicorn (the default) or granian::
 
@@ -18,6 +18,11 @@ gunicorn's ``--reload`` or granian's (``pip install 'granian[reload]'``).
 ``openapi module:app`` prints the application's OpenAPI document (JSON), as
 ``app.openapi()`` returns it: the application must register ``plugins.openapi``.
 ``--indent N`` (default 2; 0 for one line), ``--output FILE``.
+
+``explain module:app METHOD URL`` prints ``app.explain(METHOD, URL)``: the route, its
+hooks in run order with the plugin that added each, validators, serializers, error
+handlers and the not-found handler. ``-H "Name: value"`` (repeatable) adds a request
+header; ``--json`` prints the dict as JSON instead.
 
 ``module:app`` names a module and an attribute (``app`` when omitted); an attribute that
 is not an application but a callable (a factory) is called without arguments.
@@ -105,8 +110,28 @@ def _openapi(args: argparse.Namespace) -> int:
     return 0
 
 
+def _explain(args: argparse.Namespace) -> int:
+    headers = {}
+    for header in args.header or ():
+        name, colon, value = header.partition(":")
+        if not colon:
+            print(f"error: a header is 'Name: value', got {header!r}", file=sys.stderr)
+            return 2
+        headers[name.strip()] = value.strip()
+    app = load_app(args.app)
+    try:
+        explanation = app.explain(args.method, args.url, headers)
+        if args.json:
+            sys.stdout.write(json.dumps(explanation, indent=2, default=repr, ensure_ascii=False) + "\n")
+        else:
+            sys.stdout.write(str(explanation))
+    finally:
+        app.close()
+    return 0
+
+
 def add_commands(subcommands: Any) -> None:
-    """Add ``run``, ``routes``, ``plugins`` and ``openapi`` to an ``argparse`` sub-parser set."""
+    """Add ``run``, ``routes``, ``plugins``, ``openapi`` and ``explain`` to an ``argparse`` sub-parser set."""
     run_parser = subcommands.add_parser("run", help="serve an application on gunicorn or granian")
     run_parser.add_argument("app", help="module:app")
     run_parser.add_argument("--server", choices=SERVERS, default="gunicorn")
@@ -125,6 +150,13 @@ def add_commands(subcommands: Any) -> None:
     openapi_parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0: one line)")
     openapi_parser.add_argument("--output", "-o", help="write to this file instead of stdout")
     openapi_parser.set_defaults(command_function=_openapi)
+    explain_parser = subcommands.add_parser("explain", help="explain how the application answers one request")
+    explain_parser.add_argument("app", help="module:app")
+    explain_parser.add_argument("method", help="GET, POST...")
+    explain_parser.add_argument("url", help="the path, with a query string if any")
+    explain_parser.add_argument("--header", "-H", action="append", help="a request header, 'Name: value'")
+    explain_parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    explain_parser.set_defaults(command_function=_explain)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

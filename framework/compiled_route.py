@@ -69,7 +69,7 @@ class CompiledRoute:
             default_error_handler))
 
         body: BodyParsing | None = None
-        if parse_body and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):
+        if parse_body and not route.options.get("mount") and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):
             body = BodyParsing(scope.parsers, route.options.get("body_limit") or state.body_limit,
                                optional=route.method in OPTIONAL_BODY_METHODS,
                                route_limit=route.options.get("body_limit") is not None)

@@ -173,6 +173,14 @@ class Context:
         """The application's plugin tree with load times."""
         return self._state.app.print_plugins()
 
+    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> Any:
+        """The compiled path of one request, without sending it: the route and params, the
+        hooks in run order with the plugin and context that added each, the decorators,
+        validators, serializers, error handlers and not-found handler (readies the
+        application). A dict; ``str()`` renders it (see ``framework.explain``)."""
+        from .explain import explain
+        return explain(self._state.app, method, url, headers)
+
     # Plugins.
     def register(self, plugin_fn: Callable[..., Any], opts: dict[str, Any] | None = None, **options: Any) -> "Context":
         """Queue a plugin; it loads at ``ready()``, in order, depth first.
@@ -228,17 +236,20 @@ class Context:
     # Decorators.
     def decorate(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
         """Add ``name`` to this context's instance (functions become methods)."""
-        self._decorators.add("instance", name, value, dependencies, self._state.started)
+        self._decorators.add("instance", name, value, dependencies, self._state.started,
+                             self._state.plugin_tree.current)
         return self
 
     def decorate_request(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
         """Add ``name`` to the requests of this context's routes and its descendants'."""
-        self._decorators.add("request", name, value, dependencies, self._state.started)
+        self._decorators.add("request", name, value, dependencies, self._state.started,
+                             self._state.plugin_tree.current)
         return self
 
     def decorate_reply(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
         """Add ``name`` to the replies of this context's routes and its descendants'."""
-        self._decorators.add("reply", name, value, dependencies, self._state.started)
+        self._decorators.add("reply", name, value, dependencies, self._state.started,
+                             self._state.plugin_tree.current)
         return self
 
     def has_decorator(self, name: str) -> bool:
@@ -259,7 +270,7 @@ class Context:
             self._state.check_not_started(f"add an {name} hook")
         elif name not in APPLICATION_HOOKS:
             self._state.check_not_started("add a hook")
-        self._hooks.add(name, fn, first)
+        self._hooks.add(name, fn, first, self._state.plugin_tree.current)
         return self
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
@@ -386,6 +397,16 @@ class Context:
     def all(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
         """Declare the route for every supported method."""
         return self._shortcut(list(SUPPORTED_METHODS), path, options, handler, kw)
+
+    def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
+        """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,
+        werkzeug...), inside this context: its hooks, authentication and error handler
+        apply; ``SCRIPT_NAME`` gains the prefix, ``PATH_INFO`` keeps the rest; the body is
+        left for the application to read. ``options`` are route options (``on_request=``,
+        ``config=``...). See ``framework.mount``."""
+        from .mount import mount
+        mount(self, prefix, wsgi_app, **options)
+        return self
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self._name!r} prefix={self._prefix!r}>"

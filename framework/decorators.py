@@ -34,7 +34,7 @@ _NOT_FOUND = object()
 class Decorators:
     """The decorators one context added, and the classes its requests and replies are made from."""
 
-    __slots__ = ("parent", "instance", "request_class", "reply_class", "own", "reserved")
+    __slots__ = ("parent", "instance", "request_class", "reply_class", "own", "reserved", "owners")
 
     def __init__(self, parent: "Decorators | None", reserved_instance_names: frozenset[str]) -> None:
         self.parent = parent
@@ -44,6 +44,8 @@ class Decorators:
         self.request_class: type[Request] = type("Request", (base_request,), {"__module__": Request.__module__})
         self.reply_class: type[Reply] = type("Reply", (base_reply,), {"__module__": Reply.__module__})
         self.own: dict[str, set[str]] = {"instance": set(), "request": set(), "reply": set()}
+        #: ``(kind, name)`` -> the plugin that added it, in the order added (for ``app.explain``).
+        self.owners: dict[tuple[str, str], str] = {}
         self.reserved = {"instance": reserved_instance_names,
                          "request": frozenset(dir(Request)) | Request.RESERVED,
                          "reply": frozenset(dir(Reply)) | Reply.RESERVED}
@@ -51,7 +53,8 @@ class Decorators:
     def child(self) -> "Decorators":
         return Decorators(self, self.reserved["instance"])
 
-    def add(self, kind: Kind, name: str, value: Any, dependencies: list[str] | None, started: bool) -> None:
+    def add(self, kind: Kind, name: str, value: Any, dependencies: list[str] | None, started: bool,
+            owner: str = "") -> None:
         if started:
             raise DecoratorAfterStartError(name)
         if not isinstance(name, str) or not name.isidentifier():
@@ -70,6 +73,7 @@ class Decorators:
         else:
             setattr(self.request_class if kind == "request" else self.reply_class, name, value)
         self.own[kind].add(name)
+        self.owners[(kind, name)] = owner
 
     def has(self, kind: Kind, name: str) -> bool:
         decorators: Decorators | None = self

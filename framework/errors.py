@@ -416,3 +416,15 @@ class Invalid(Exception):
 
 class JsonDecodeError(ValueError):
     """A request body is not RFC 8259 JSON; the message says where."""
+
+
+class FuzzFailure(AssertionError):
+    """``framework.testing.fuzz`` found routes that break their contract: ``failures``
+    lists them (``method``, ``url``, ``message`` with the minimal example)."""
+
+    def __init__(self, failures: list[Any]) -> None:
+        self.failures = failures
+        super().__init__("\n\n".join(str(failure) for failure in failures))
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.failures,))

@@ -118,19 +118,27 @@ def settle(result: Any) -> Any:
 class Hooks:
     """The hooks one context added; :meth:`collect` adds its ancestors'."""
 
-    __slots__ = ("parent", "own")
+    __slots__ = ("parent", "own", "owners")
 
     def __init__(self, parent: "Hooks | None" = None) -> None:
         self.parent = parent
         self.own: dict[str, list[Callable[..., Any]]] = {}
+        #: The plugin that added each hook of ``own`` (same order), for ``app.explain``.
+        self.owners: dict[str, list[str]] = {}
 
     def child(self) -> "Hooks":
         return Hooks(self)
 
-    def add(self, name: str, fn: Callable[..., Any], first: bool = False) -> None:
+    def add(self, name: str, fn: Callable[..., Any], first: bool = False, owner: str = "") -> None:
         check_hook(name, fn)
         own = self.own.setdefault(name, [])
-        own.insert(0, fn) if first else own.append(fn)
+        owners = self.owners.setdefault(name, [])
+        if first:
+            own.insert(0, fn)
+            owners.insert(0, owner)
+        else:
+            own.append(fn)
+            owners.append(owner)
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
         return list(self.own.get(name, ()))
@@ -143,6 +151,7 @@ class Hooks:
             chain.append(hooks.own.get(name, ()))
             hooks = hooks.parent
         return [fn for own in reversed(chain) for fn in own]
+
 
 
 class HookPhase:

@@ -105,6 +105,11 @@ class PluginTree:
     def leave(self, elapsed_ms: float) -> None:
         self._stack.pop()["ms"] = elapsed_ms
 
+    @property
+    def current(self) -> str:
+        """The name of the plugin loading now (``"root"`` outside any plugin)."""
+        return str(self._stack[-1]["name"])
+
 
 class _After:
     """A queued ``after()`` callback (not a plugin: it creates no context)."""

@@ -38,6 +38,7 @@ ROUTE_OPTIONS: dict[str, str] = {
     "config": "free-form: anything, read back as request.route_options['config']",
     "body_limit": "the largest body accepted, in bytes",
     "prefix": "set by the framework: the context's prefix",
+    "mount": "set by instance.mount: the body is left unread for the mounted WSGI application",
     "log_level": "the route's log level ('info', 'warn', 'silent'... or a logging level): request.log and "
                  "the request log lines below it are dropped",
     **{name: f"{name} hook(s) of this route only" for name in REQUEST_HOOKS},

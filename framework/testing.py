@@ -80,3 +80,12 @@ def inject(app: Callable[..., Any], method: str = "GET", url: str = "/", headers
         if close is not None:
             close()
     return InjectResponse(captured["status"], captured["headers"], payload)
+
+
+def fuzz(app: Any, examples: int = 100, **options: Any) -> Any:
+    """Contract-test every route of ``app`` from its schemas with Hypothesis (see
+    ``framework.fuzz``): no 5xx, a 400 naming the part for each invalid input, every 2xx
+    body valid for its response schema. Raises ``FuzzFailure`` with each failing route
+    and its minimal example."""
+    from .fuzz import fuzz as run
+    return run(app, examples, **options)

@@ -1,0 +1,489 @@
+"""``framework.testing.fuzz(app, examples=...)``: contract testing from the routes' schemas.
+
+For every route of the application (the automatic ``HEAD`` routes and ``mount`` routes
+excepted), Hypothesis draws requests from the route's compiled schemas (the normalized
+``params``, ``querystring``, ``headers`` and ``body`` schemas, ``$ref`` resolved through
+the shared schemas visible to the route) and sends them through ``app.inject``:
+
+* valid requests: every part drawn from its schema; the answer must not be a 5xx, and a
+  2xx body must validate against the route's response schema for that status (an exact
+  key, else the class key such as ``2xx``, else ``default``; checked with ``jsonschema``);
+* invalid requests: one part made invalid (a required property missing, a value of a type
+  no coercion turns into the declared one, a number out of range, a string out of its
+  length or enum, an array too long...), the others valid; the answer must be a 400 whose
+  message starts with the part's name (``validation_context``: ``params``, ``body``,
+  ``querystring``, ``headers``).
+
+Strategies are written here for the subset of JSON Schema route schemas use: ``type``
+(one or a list), ``properties``/``required``, ``enum``, ``const``, ``minimum``/
+``maximum`` (and exclusive), ``minLength``/``maxLength``, ``pattern`` (drawn with
+``hypothesis.strategies.from_regex``: schemas are application code), ``items``/
+``minItems``/``maxItems``, ``anyOf``/``oneOf`` (one branch), ``$ref``. A subschema with
+other combinators is drawn from loosely, and never made invalid (the check could not
+know the answer). Drawn values are checked with ``jsonschema`` before they are sent.
+
+Each route failing is reported with its minimal (shrunk) example; ``fuzz`` raises
+:class:`FuzzFailure` listing them, or returns a :class:`FuzzReport` when all pass.
+"""
+from __future__ import annotations
+
+import json
+import re
+import string
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from .errors import FuzzFailure
+from .inputs import BODY_SCHEMA_METHODS, is_content_map
+from .schemas import normalize_input_schema
+
+if TYPE_CHECKING:
+    from .app import Framework
+    from .route import Route
+
+PARTS = ("params", "body", "querystring", "headers")
+_UNSURE = ("allOf", "not", "if", "then", "else", "dependencies", "patternProperties", "propertyNames",
+           "contains", "uniqueItems", "multipleOf", "format", "additionalItems", "minProperties",
+           "maxProperties", "$ref", "nullable")
+_SAFE_TEXT = string.ascii_letters + string.digits + "-_"
+_MAX_INT = 2 ** 31
+
+
+@dataclass
+class RouteFailure:
+    method: str
+    url: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.url}: {self.message}"
+
+
+@dataclass
+class FuzzReport:
+    """What ``fuzz`` checked: ``routes`` (``"GET /items/:id"``...) and ``failures``."""
+
+    routes: list[str] = field(default_factory=list)
+    failures: list[RouteFailure] = field(default_factory=list)
+
+
+# $ref: inlined through the shared schemas visible to the route.
+def _pointer(document: Any, pointer: str) -> Any:
+    for token in filter(None, pointer.split("/")):
+        token = token.replace("~1", "/").replace("~0", "~")
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    return document
+
+
+def inline_refs(schema: Any, shared: dict[str, Any], root: Any = None, depth: int = 0) -> Any:
+    """``schema`` with every ``$ref`` replaced by what it points to (shared ``$id``s, JSON
+    pointers); a recursion past 8 levels becomes ``{}`` (anything)."""
+    if root is None:
+        root = schema
+    if depth > 8:
+        return {}
+    if isinstance(schema, list):
+        return [inline_refs(item, shared, root, depth) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        name, _, pointer = ref.partition("#")
+        if name:
+            document = shared.get(name) or shared.get(name.rstrip("/")) or next(
+                (value for key, value in shared.items() if key.rstrip("#") == name), None)
+            if document is None:
+                raise ValueError(f"cannot resolve $ref {ref!r}")
+        else:
+            document = root
+        target = _pointer(document, pointer)
+        rest = {key: value for key, value in schema.items() if key != "$ref"}
+        resolved = inline_refs(target, shared, document, depth + 1)
+        return {**resolved, **{k: v for k, v in rest.items() if k not in ("description",)}} if rest else resolved
+    return {key: (inline_refs(value, shared, root, depth) if key not in ("enum", "const", "default", "examples")
+                  else value) for key, value in schema.items()}
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    kind = schema.get("type")
+    if kind is None:
+        if "properties" in schema or "required" in schema:
+            return ["object"]
+        if "items" in schema:
+            return ["array"]
+        return []
+    return [kind] if isinstance(kind, str) else list(kind)
+
+
+# Valid values.
+def valid(schema: Any, text: bool, st: Any) -> Any:
+    """A strategy of values valid for ``schema`` (``text``: a value of a query string,
+    path or header, drawn as it will be written: only scalars and arrays of scalars)."""
+    if schema is True or not isinstance(schema, dict) or not schema:
+        return st.text(_SAFE_TEXT, min_size=1, max_size=8) if text else _json_values(st)
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "enum" in schema:
+        return st.sampled_from(schema["enum"])
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            base = {k: v for k, v in schema.items() if k != key}
+            return st.one_of([valid({**base, **branch}, text, st) for branch in schema[key]
+                              if isinstance(branch, dict)])
+    kinds = _types(schema) or (["string"] if text else ["string", "integer", "boolean"])
+    return st.one_of([_valid_of(kind, schema, text, st) for kind in kinds])
+
+
+def _json_values(st: Any) -> Any:
+    scalars = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=8)
+    return st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
+                        | st.dictionaries(st.text(_SAFE_TEXT, max_size=5), inner, max_size=3), max_leaves=5)
+
+
+def _valid_of(kind: str, schema: dict[str, Any], text: bool, st: Any) -> Any:
+    if kind in ("integer", "number"):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], (int, float)):
+            low = schema["exclusiveMinimum"] + (1 if kind == "integer" else 1e-6)
+        if "exclusiveMaximum" in schema and isinstance(schema["exclusiveMaximum"], (int, float)):
+            high = schema["exclusiveMaximum"] - (1 if kind == "integer" else 1e-6)
+        if kind == "integer":
+            low = -_MAX_INT if low is None else int(-(-low // 1))
+            high = _MAX_INT if high is None else int(high // 1)
+            return st.integers(low, high)
+        return st.floats(low if low is not None else -1e9, high if high is not None else 1e9,
+                         allow_nan=False, allow_infinity=False).map(lambda value: value + 0.0)
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "null":
+        return st.none()
+    if kind == "string":
+        if isinstance(schema.get("pattern"), str):
+            # fullmatch: a string matching the whole pattern also matches it unanchored.
+            strategy = st.from_regex(schema["pattern"], fullmatch=True)
+            low, high = schema.get("minLength", 0), schema.get("maxLength")
+            return strategy.filter(lambda s: len(s) >= low and (high is None or len(s) <= high)
+                                   and (not text or (s.isprintable() and s.isascii())))
+        alphabet = _SAFE_TEXT if text else st.characters(codec="utf-8")
+        low = schema.get("minLength", 0)
+        return st.text(alphabet, min_size=low, max_size=max(low, min(schema.get("maxLength", low + 20), low + 20)))
+    if kind == "array":
+        items = schema.get("items", {})
+        item = valid(items if isinstance(items, dict) else {}, text, st)
+        low = schema.get("minItems", 0)
+        return st.lists(item, min_size=low, max_size=max(low, min(schema.get("maxItems", 3), 3)))
+    if kind == "object":
+        if text:
+            return st.just({})
+        properties = schema.get("properties") or {}
+        required = [name for name in schema.get("required", ()) if name in properties]
+        optional = [name for name in properties if name not in required]
+        missing = [name for name in schema.get("required", ()) if name not in properties]
+        return st.fixed_dictionaries(
+            {**{name: valid(properties[name], False, st) for name in required},
+             **{name: st.text(_SAFE_TEXT, max_size=5) for name in missing}},
+            optional={name: valid(properties[name], False, st) for name in optional})
+    return st.nothing()
+
+
+# Invalid values (for any coercion the validator may do).
+def _sure(schema: Any) -> bool:
+    return isinstance(schema, dict) and not any(key in schema for key in _UNSURE + ("anyOf", "oneOf"))
+
+
+def invalid(schema: Any, text: bool, st: Any) -> Any | None:
+    """A strategy of values no coercion makes valid for ``schema``, or ``None`` when none is known."""
+    if not _sure(schema) or not schema:
+        return None
+    options = []
+    letters = st.text(string.ascii_letters, min_size=3, max_size=6).map(lambda s: "zz" + s)
+    if "enum" in schema or "const" in schema:
+        allowed = schema.get("enum", [schema.get("const")])
+        if all(isinstance(value, str) for value in allowed):
+            options.append(letters.filter(lambda s: s not in allowed))
+        return st.one_of(options) if options else None
+    kinds = _types(schema)
+    if len(kinds) != 1:
+        return None
+    kind = kinds[0]
+    if kind in ("integer", "number", "boolean"):
+        options.append(letters)  # no number or boolean reads "zzabc"
+    if kind in ("integer", "number"):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if isinstance(low, (int, float)):
+            options.append(st.integers(-1000, -1).map(lambda d, low=low: (low + d) if kind == "integer" else low - 1.5))
+        if isinstance(high, (int, float)):
+            options.append(st.integers(1, 1000).map(lambda d, high=high: (high + d) if kind == "integer" else high + 1.5))
+        if kind == "integer":
+            options.append(st.integers(-100, 100).map(lambda n: n + 0.5).filter(
+                lambda x: (low is None or x >= low) and (high is None or x <= high)))
+    if kind == "string":
+        low, high = schema.get("minLength"), schema.get("maxLength")
+        alphabet = _SAFE_TEXT
+        if isinstance(low, int) and low > 0:
+            options.append(st.text(alphabet, max_size=low - 1))
+        if isinstance(high, int):
+            options.append(st.text(alphabet, min_size=high + 1, max_size=high + 5))
+        if not text:
+            options.append(st.just({"not": "a string"}))
+    if kind == "object" and not text:
+        options.append(letters)
+        properties = schema.get("properties") or {}
+        defaults = {name for name, sub in properties.items() if isinstance(sub, dict) and "default" in sub}
+        required = [name for name in schema.get("required", ()) if name not in defaults]
+        base = valid(schema, False, st)
+        if required:
+            options.append(st.tuples(base, st.sampled_from(required)).map(
+                lambda pair: {k: v for k, v in pair[0].items() if k != pair[1]}))
+        for name, sub in properties.items():
+            bad = invalid(sub, False, st)
+            if bad is not None:
+                options.append(st.tuples(base, bad).map(lambda pair, name=name: {**pair[0], name: pair[1]}))
+    if kind == "array" and not text:
+        options.append(st.just({"not": "an array"}))
+        high = schema.get("maxItems")
+        item = schema.get("items", {})
+        if isinstance(high, int) and isinstance(item, dict):
+            options.append(st.lists(valid(item, False, st), min_size=high + 1, max_size=high + 3))
+        bad = invalid(item, False, st) if isinstance(item, dict) else None
+        if bad is not None:
+            options.append(st.lists(bad, min_size=1, max_size=2))
+    return st.one_of(options) if options else None
+
+
+def _invalid_part(schema: dict[str, Any], text: bool, st: Any) -> Any | None:
+    """An invalid value of a whole part: an object schema (params, query, headers) made
+    invalid at one property, or a body schema made invalid anywhere."""
+    if not text:
+        return invalid(schema, False, st)
+    if not _sure(schema):
+        return None
+    properties = schema.get("properties") or {}
+    defaults = {name for name, sub in properties.items() if isinstance(sub, dict) and "default" in sub}
+    required = [name for name in schema.get("required", ()) if name not in defaults]
+    base = _text_object(schema, st)
+    options = []
+    if required:
+        options.append(st.tuples(base, st.sampled_from(required)).map(
+            lambda pair: {k: v for k, v in pair[0].items() if k != pair[1]}))
+    for name, sub in properties.items():
+        bad = invalid(sub, True, st) if isinstance(sub, dict) and _types(sub) != ["array"] else None
+        if bad is not None:
+            options.append(st.tuples(base, bad).map(lambda pair, name=name: {**pair[0], name: pair[1]}))
+    return st.one_of(options) if options else None
+
+
+def _text_object(schema: dict[str, Any], st: Any) -> Any:
+    """Valid values of params, a query string or headers: an object of scalars (and arrays of scalars)."""
+    properties = schema.get("properties") or {}
+    required = [name for name in schema.get("required", ()) if name in properties]
+    missing = [name for name in schema.get("required", ()) if name not in properties]
+    return st.fixed_dictionaries(
+        {**{name: valid(properties[name], True, st) for name in required},
+         **{name: st.text(_SAFE_TEXT, min_size=1, max_size=5) for name in missing}},
+        optional={name: valid(properties[name], True, st) for name in properties if name not in required})
+
+
+def _as_text(value: Any) -> Any:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return [_as_text(item) for item in value]
+    return str(value)
+
+
+# The route's request and its checks.
+class _RouteCase:
+    def __init__(self, route: "Route", st: Any) -> None:
+        self.route = route
+        shared = route.context.get_schemas()
+        schema = route.schema
+        self.parts: dict[str, dict[str, Any]] = {}
+        for part in PARTS:
+            raw = schema.get(part)
+            if raw is None or (part == "body" and route.method not in BODY_SCHEMA_METHODS):
+                continue
+            if part == "body" and is_content_map(raw):
+                entry = next((item for media_type, item in raw["content"].items() if "json" in media_type), None)
+                if entry is None:
+                    continue
+                raw = entry["schema"]
+            self.parts[part] = inline_refs(normalize_input_schema(raw, part), shared)
+        self.param_names = re.findall(r":(\w+)", route.url)
+        self.wildcard = "*" in route.url
+        self.constrained = "(" in route.url
+        self.responses = {str(key).lower(): inline_refs(value, shared)
+                          for key, value in (schema.get("response") or {}).items()}
+        self.st = st
+
+    def valid_strategy(self, part: str) -> Any:
+        st = self.st
+        if part == "params":
+            schema = self.parts.get("params", {"type": "object"})
+            properties = dict(schema.get("properties") or {})
+            for name in self.param_names:
+                properties.setdefault(name, {"type": "string", "minLength": 1})
+            return _text_object({**schema, "properties": properties, "required": self.param_names}, st)
+        if part == "body":
+            return valid(self.parts["body"], False, st)
+        return _text_object(self.parts[part], st)
+
+    def invalid_strategy(self, part: str) -> Any | None:
+        if part not in self.parts or (part == "params" and self.constrained):
+            return None
+        if part == "params":
+            schema = self.parts["params"]
+            if set(schema.get("properties") or {}) - set(self.param_names):
+                return None
+            strategy = _invalid_part({**schema, "required": []}, True, self.st)  # a path always has its params
+            return strategy.filter(lambda params: set(self.param_names) <= set(params)) if strategy is not None else None
+        return _invalid_part(self.parts[part], part != "body", self.st)
+
+    def strategy(self) -> Any:
+        st = self.st
+        parts = [part for part in PARTS if part in self.parts or part == "params"]
+        cases = [st.fixed_dictionaries({part: self.valid_strategy(part) for part in parts}).map(
+            lambda values: (None, values))]
+        for bad_part in parts:
+            bad = self.invalid_strategy(bad_part)
+            if bad is not None:
+                cases.append(st.fixed_dictionaries(
+                    {part: (bad if part == bad_part else self.valid_strategy(part)) for part in parts}).map(
+                    lambda values, bad_part=bad_part: (bad_part, values)))
+        return st.one_of(cases)
+
+    def checked(self, invalid_part: str | None, values: dict[str, Any]) -> bool:
+        """Whether the drawn values are what they claim (``jsonschema`` on the typed values)."""
+        import jsonschema
+        for part, value in values.items():
+            schema = self.parts.get(part)
+            if schema is None:
+                continue
+            valid_value = jsonschema.Draft7Validator(schema).is_valid(value)
+            if valid_value == (part == invalid_part):
+                return False
+        return True
+
+    def send(self, app: "Framework", values: dict[str, Any], headers: dict[str, str]) -> Any:
+        url = self.route.url
+        params = values.get("params") or {}
+        for name in self.param_names:
+            url = re.sub(r":" + name + r"(\([^)]*\))?", quote(_as_text(params.get(name, "x")), safe=""), url, count=1)
+        if self.wildcard:
+            url = url.replace("*", quote(str(params.get("*", "x")), safe="/"))
+        query = {name: _as_text(value) for name, value in (values.get("querystring") or {}).items()}
+        request_headers = dict(headers)
+        request_headers.update({name: _as_text(value) for name, value in (values.get("headers") or {}).items()
+                                if not isinstance(value, list)})
+        if "body" in values:
+            return app.inject(self.route.method, url, headers=request_headers, query=query or None,
+                              json=values["body"])
+        return app.inject(self.route.method, url, headers=request_headers, query=query or None)
+
+    def response_schema(self, status: int) -> Any:
+        for key in (str(status), f"{status // 100}xx", "default"):
+            if key in self.responses:
+                entry = self.responses[key]
+                if is_content_map(entry):
+                    entry = next((item["schema"] for media_type, item in entry["content"].items()
+                                  if "json" in media_type), None)
+                return entry
+        return None
+
+    def check(self, invalid_part: str | None, values: dict[str, Any], response: Any) -> None:
+        import jsonschema
+        where = f"{self.route.method} {self.route.url} with {json.dumps(values, default=repr)}"
+        status = response.status_code
+        if status >= 500:
+            raise AssertionError(f"{where}: answered {status}: {response.text[:500]}")
+        if invalid_part is not None:
+            if status != 400:
+                raise AssertionError(f"{where}: {invalid_part} is invalid but the answer is {status}, not 400: "
+                                     f"{response.text[:500]}")
+            message = _message(response)
+            if not message.startswith(invalid_part):
+                raise AssertionError(f"{where}: {invalid_part} is invalid but the 400 names another part: "
+                                     f"{message!r}")
+            return
+        if 200 <= status < 300 and response.body and self.route.method != "HEAD":
+            schema = self.response_schema(status)
+            if schema is None or "json" not in response.headers.get("content-type", ""):
+                return
+            body = response.json()
+            errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(body), key=str)
+            if errors:
+                raise AssertionError(f"{where}: the {status} reply does not match its response schema: "
+                                     f"{errors[0].message} (at /{'/'.join(map(str, errors[0].absolute_path))}); "
+                                     f"body {response.text[:500]}")
+
+
+def _message(response: Any) -> str:
+    try:
+        payload = response.json()
+    except ValueError:
+        return response.text
+    return str(payload.get("message", "")) if isinstance(payload, dict) else ""
+
+
+def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[str, str], seed: int | None,
+               hypothesis: Any) -> str | None:
+    """Run one route's property; its first failure (Hypothesis's minimal example), or ``None``."""
+
+    @hypothesis.settings(max_examples=examples, deadline=None, database=None, derandomize=seed is None,
+                         suppress_health_check=list(hypothesis.HealthCheck), print_blob=False,
+                         report_multiple_bugs=False)
+    @hypothesis.given(drawn=case.strategy())
+    def check(drawn: Any) -> None:
+        invalid_part, values = drawn
+        hypothesis.assume(case.checked(invalid_part, values))
+        case.check(invalid_part, values, case.send(app, values, headers))
+
+    if seed is not None:
+        check = hypothesis.seed(seed)(check)
+    try:
+        check()
+    except hypothesis.errors.Unsatisfiable:
+        return None
+    except AssertionError as error:
+        return str(error).split("\n")[0]
+    except Exception as error:  # the app raised out of inject, or a strategy could not draw
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | None = None,
+         routes: Any = None, raise_on_failure: bool = True, seed: int | None = None) -> FuzzReport:
+    """Check every route's contract with ``examples`` drawn requests (see the module).
+
+    ``headers`` go with every request (an ``Authorization`` header, say); ``routes``
+    keeps only the routes it accepts (``routes(route) -> bool``, or a collection of
+    ``"METHOD /url"`` strings); ``seed`` makes the draw reproducible. Raises
+    :class:`FuzzFailure` naming each failing route with its minimal example (or, with
+    ``raise_on_failure=False``, returns them in the report).
+    """
+    try:
+        import hypothesis
+        from hypothesis import strategies as st
+    except ImportError as error:  # pragma: no cover - hypothesis is in the test extra
+        raise ImportError("framework.testing.fuzz needs hypothesis (pip install hypothesis jsonschema)") from error
+    app.ready()
+    report = FuzzReport()
+    for route in app._state.routes:
+        if route.options.get("mount") or (route.method == "HEAD" and route not in app.routes()):
+            continue
+        label = f"{route.method} {route.url}"
+        if routes is not None and not (routes(route) if callable(routes) else label in routes):
+            continue
+        report.routes.append(label)
+        failure = _run_route(_RouteCase(route, st), app, examples, headers or {}, seed, hypothesis)
+        if failure is not None:
+            report.failures.append(RouteFailure(route.method, route.url, failure))
+    if report.failures and raise_on_failure:
+        raise FuzzFailure(report.failures)
+    return report
+
+
+__all__ = ["FuzzFailure", "FuzzReport", "RouteFailure", "fuzz", "inline_refs"]
