@@ -13,8 +13,9 @@ fast-json-stringify v5 does; a missing required property raises
 Layout: ``generator.py`` (schema -> source; see it for the architecture), ``merging.py``
 (``allOf`` and ``anyOf`` branches merged into one shape), ``runtime.py`` (coercions and
 the final encode generated code calls). ``$ref`` goes through
-:class:`framework.schemas.RefIndex`, the resolver the validator uses; constants,
-``linecache`` registration and the compile cache through :mod:`framework.codegen`;
+:class:`framework.schemas.RefIndex`, the resolver the validator uses; code emission
+(the ``Emitter``), constants, ``linecache`` registration and the compile cache through
+:mod:`framework.codegen`, as the validator's;
 errors live in :mod:`framework.errors`. See ``benchmarks/serialization.py`` for the
 measured design choices:
 
@@ -73,7 +74,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..codegen import CodeCache, run
+from ..codegen import CodeCache, load
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas import RefIndex
 from .checks import check_schema, check_shared, check_strict
@@ -134,8 +135,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
             return serializer
         generator = SerializerGenerator(schema, shared, index)
         namespace = generator.namespace
-        run(_CODE_CACHE, namespace, generator.source)
+        source = load(_CODE_CACHE, generator.emitter, namespace, generator.HEADER)
         serializer = namespace["serialize"]
-        serializer.source = generator.source  # type: ignore[attr-defined]
+        serializer.source = source  # type: ignore[attr-defined]
         _cache[key] = serializer
         return serializer

@@ -17,18 +17,27 @@ to :attr:`SerializerGenerator.FORMATS` (name -> a runtime callable returning a `
 Safety: no schema text is ever spliced into the source raw. Property names, messages
 and paths reach it through ``repr()`` (always a valid literal of the same string);
 defaults, ``const``/``enum`` values and compiled patterns through the constants
-table (globals ``_c0``, ``_c1``...). Comments carry paths through ``repr()`` too, so a
-newline in a property name cannot end a comment.
+table (globals ``_c0``, ``_c1``...). Comments carry paths through ``repr()`` too
+(:func:`framework.codegen.comment`), so a newline in a property name cannot end a comment.
+
+Emission: the module is written through one :class:`framework.codegen.Emitter`
+(:attr:`SerializerGenerator.emitter`), each function's ``def`` line and each property
+line carrying its schema path as the line's comment. A subschema that needs a function
+gets its name at once (so recursion terminates) and its body is queued, then written
+after the function being written: the functions come out one after another, top-down
+from ``serialize``.
 """
 from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Callable
 
-from ..codegen import Constants
+from ..codegen import Constants, Emitter, comment
 from ..errors import SchemaCompileError
 from ..schemas import RefIndex, absolutize, base_inside
 from . import runtime
@@ -73,8 +82,9 @@ _JSON_TYPES = ("null", "boolean", "object", "array", "number", "integer", "strin
 class SerializerGenerator:
     """Generate the serializer source of ``schema`` (``shared``: ``$id`` -> shared schema).
 
-    ``source`` is the generated module; ``namespace`` the globals it runs in (the
-    runtime helpers and the constants table).
+    ``emitter`` holds the generated module, ``source`` is its text (header and path
+    comments included); ``namespace`` the globals it runs in (the runtime helpers and
+    the constants table).
 
     >>> "def serialize(data):" in SerializerGenerator({"type": "string"}).source
     True
@@ -105,7 +115,9 @@ class SerializerGenerator:
         #: The ``$ref`` resolver; ``base`` arguments below are base URIs in its terms
         #: (the base in effect inside the schema at hand, :func:`framework.schemas.base_inside`).
         self.index = index if index is not None else RefIndex(schema, self.shared)
-        self.functions: list[str] = []
+        self.emitter = Emitter()
+        #: Function bodies to write (``_new_function`` names them before they are written).
+        self._queue: deque[Callable[[], None]] = deque()
         self.namespace: dict[str, Any] = self._base_namespace()
         self._constants = Constants(self.namespace)
         self._function_names: dict[tuple[Any, ...], str] = {}
@@ -115,29 +127,32 @@ class SerializerGenerator:
         self._keep: list[Any] = []
         self._counter = 0
         entry = self.shaper(schema, "", "#").expr("data")
-        self.functions.append(self.entry_point(entry))
-        self.source = self._render()
+        self.entry_point(entry)
+        while self._queue:
+            self._queue.popleft()()
 
-    def _shape_lines(self, entry: str) -> str:
-        return ("    try:\n"
-                f"        shaped = {entry}\n"
-                "    except RecursionError:\n"
-                "        raise _Error('The value is nested too deeply to serialize.') from None\n")
+    @cached_property
+    def source(self) -> str:
+        """The generated module: :attr:`HEADER`, then the code with its path comments."""
+        return self.emitter.source(self.HEADER)
 
-    def entry_point(self, entry: str) -> str:
+    def entry_point(self, entry: str) -> None:
         """``serialize(data) -> bytes``: shape the whole value, then encode it once, in C.
 
         The encoder call is inlined rather than going through a helper: one Python frame
         less is 5-10% of a small object's time.
         """
-        return ("def serialize(data):\n"
-                + self._shape_lines(entry) +
-                "    try:\n"
-                "        return _orjson_dumps(shaped)\n"
-                "    except TypeError:\n"
-                "        # orjson refuses integers beyond 64 bits and lone surrogates:\n"
-                "        # the stdlib writes those (a lone surrogate as a \\udXXX escape).\n"
-                "        return _encode_fallback(shaped)\n")
+        out = self.emitter
+        with self.function("serialize", "#", "data"):
+            with out.line("try:"):
+                out.line(f"shaped = {entry}")
+            with out.line("except RecursionError:"):
+                out.line("raise _Error('The value is nested too deeply to serialize.') from None")
+            with out.line("try:"):
+                out.line("return _orjson_dumps(shaped)")
+            with out.line("except TypeError:", "# orjson refuses integers beyond 64 bits and lone surrogates:"):
+                out.line("return _encode_fallback(shaped)",
+                         "# the stdlib writes those (a lone surrogate as a \\udXXX escape)")
 
     # ------------------------------------------------------------------ plumbing
 
@@ -154,25 +169,32 @@ class SerializerGenerator:
             "_datetime_types": runtime.DATETIME_TYPES,
         }
 
-    def _render(self) -> str:
-        header = ("# Generated by framework.serialization.SerializerGenerator.\n"
-                  "# One function per object, array, type list and anyOf/oneOf subschema;\n"
-                  "# scalars are inlined. Names starting with _c are constants (values,\n"
-                  "# compiled patterns) from the schema, never spliced into this text.\n\n")
-        return header + "\n\n".join(self.functions)
+    #: The comment lines above the generated code in :attr:`source`.
+    HEADER = ("# Generated by framework.serialization.SerializerGenerator.\n"
+              "# One function per object, array, type list and anyOf/oneOf subschema;\n"
+              "# scalars are inlined. Names starting with _c are constants (values,\n"
+              "# compiled patterns) from the schema, never spliced into this text.\n\n")
+
+    def function(self, name: str, path: str, argument: str = "v") -> Any:
+        """Start ``def name(argument):`` (its schema path as the comment); ``with`` it for the body."""
+        if len(self.emitter):
+            self.emitter.line("")
+        return self.emitter.line(f"def {name}({argument}):", comment(path))
 
     def constant(self, value: Any) -> str:
         """The global name under which generated code reads ``value`` (the constants table)."""
         return self._constants.name(value)
 
-    def _new_function(self, kind: str, key: tuple[Any, ...]) -> tuple[str, bool]:
+    def _new_function(self, kind: str, key: tuple[Any, ...],
+                      body: Callable[[str], None]) -> Shaper:
+        """The shaper calling the function of ``key``; a new one's ``body(name)`` is queued."""
         name = self._function_names.get(key)
-        if name is not None:
-            return name, False
-        self._counter += 1
-        name = f"_{kind}_{self._counter}"
-        self._function_names[key] = name
-        return name, True
+        if name is None:
+            self._counter += 1
+            name = f"_{kind}_{self._counter}"
+            self._function_names[key] = name
+            self._queue.append(lambda: body(name))
+        return Shaper(expr=lambda v: f"{name}({v})")
 
     def resolve(self, schema: Any, outer: str) -> tuple[Any, str]:
         """Follow ``$ref`` (siblings of ``$ref`` are ignored, as in draft 7); return the
@@ -303,13 +325,11 @@ class SerializerGenerator:
 
     def generate_object(self, schema: Schema, base: str, path: str) -> Shaper:
         """``object``: a function with a fast path and a general path (see :meth:`object_body`)."""
-        name, new = self._new_function("obj", ("object", id(schema), base))
-        if new:
-            self.functions.append(self.object_body(name, schema, base, path))
-        return Shaper(expr=lambda v: f"{name}({v})")
+        return self._new_function("obj", ("object", id(schema), base),
+                                  lambda name: self.object_body(name, schema, base, path))
 
-    def object_body(self, name: str, schema: Schema, base: str, path: str) -> str:
-        """The source of an object function.
+    def object_body(self, name: str, schema: Schema, base: str, path: str) -> None:
+        """Write the object function ``name``.
 
         Fast path: a plain dict holding every declared property with values already of
         their exact types, and no ``patternProperties``/``additionalProperties``: one
@@ -336,97 +356,119 @@ class SerializerGenerator:
 
         shapers = {key: self.shaper(properties[key], base, f"{path}/properties/{key}") for key in order}
 
-        lines = [f"def {name}(v):", f"    # {path!r}"]
-        if order and not has_extras:
-            lines += ["    if type(v) is dict:", "        try:"]
-            for index, key in enumerate(order):
-                lines.append(f"            p{index} = v[{key!r}]")
-            for index, key in enumerate(only_required):
-                lines.append(f"            r{index} = v[{key!r}]")
-            lines += ["        except KeyError:", "            pass", "        else:"]
-            checks = [shapers[key].check(f"p{index}") for index, key in enumerate(order)]
-            checks += [f"r{index} is not _U" for index in range(len(only_required))]
-            values = ", ".join(
-                f"{key!r}: " + (f"p{index}" if shapers[key].identity else shapers[key].expr(f"p{index}"))
-                for index, key in enumerate(order))
-            condition = " and ".join(checks)
-            lines += [f"            if {condition}:", f"                return {{{values}}}"]
+        out = self.emitter
+        with self.function(name, path):
+            if order and not has_extras:
+                with out.line("if type(v) is dict:"):
+                    with out.line("try:"):
+                        for index, key in enumerate(order):
+                            out.line(f"p{index} = v[{key!r}]")
+                        for index, key in enumerate(only_required):
+                            out.line(f"r{index} = v[{key!r}]")
+                    with out.line("except KeyError:"):
+                        out.line("pass")
+                    with out.line("else:"):
+                        checks = [shapers[key].check(f"p{index}") for index, key in enumerate(order)]
+                        checks += [f"r{index} is not _U" for index in range(len(only_required))]
+                        values = ", ".join(
+                            f"{key!r}: " + (f"p{index}" if shapers[key].identity else shapers[key].expr(f"p{index}"))
+                            for index, key in enumerate(order))
+                        with out.line(f"if {' and '.join(checks)}:"):
+                            out.line(f"return {{{values}}}")
 
-        lines += ["    if v is None or v is _U:", "        return {}",
-                  "    if type(v) is not dict:", f"        v = _as_mapping(v, {path!r})",
-                  "    out = {}"]
-        for key in order:
-            prop_schema, _ = self.normalize(properties[key], base)
-            quoted = json.dumps(key, ensure_ascii=False)
-            lines += [f"    p = v.get({key!r}, _U)", "    if p is not _U:",
-                      f"        out[{key!r}] = {shapers[key].expr('p')}"]
-            if "default" in prop_schema:
-                lines += ["    else:", f"        out[{key!r}] = {self.constant(runtime.plain(prop_schema['default']))}"]
-            elif key in required_set:
-                lines += ["    else:", f"        raise _required({quoted!r})"]
-        for key in only_required:
-            quoted = json.dumps(key, ensure_ascii=False)
-            lines += [f"    if v.get({key!r}, _U) is _U:", f"        raise _required({quoted!r})"]
-        if has_extras:
-            lines += self.extras_lines(schema, base, path, properties, patterns, additional)
-        lines.append("    return out")
-        return "\n".join(lines) + "\n"
+            with out.line("if v is None or v is _U:"):
+                out.line("return {}")
+            with out.line("if type(v) is not dict:"):
+                out.line(f"v = _as_mapping(v, {path!r})")
+            out.line("out = {}")
+            for key in order:
+                prop_schema, _ = self.normalize(properties[key], base)
+                quoted = json.dumps(key, ensure_ascii=False)
+                out.line(f"p = v.get({key!r}, _U)", comment(f"{path}/properties/{key}"))
+                with out.line("if p is not _U:"):
+                    out.line(f"out[{key!r}] = {shapers[key].expr('p')}")
+                if "default" in prop_schema:
+                    with out.line("else:"):
+                        out.line(f"out[{key!r}] = {self.constant(runtime.plain(prop_schema['default']))}")
+                elif key in required_set:
+                    with out.line("else:"):
+                        out.line(f"raise _required({quoted!r})")
+            for key in only_required:
+                quoted = json.dumps(key, ensure_ascii=False)
+                with out.line(f"if v.get({key!r}, _U) is _U:", comment(f"{path}/required")):
+                    out.line(f"raise _required({quoted!r})")
+            if has_extras:
+                self.extras(schema, base, path, properties, patterns, additional)
+            out.line("return out")
 
-    def extras_lines(self, schema: Schema, base: str, path: str, properties: dict[str, Any],
-                     patterns: dict[str, Any], additional: Any) -> list[str]:
+    def extras(self, schema: Schema, base: str, path: str, properties: dict[str, Any],
+               patterns: dict[str, Any], additional: Any) -> None:
         """``patternProperties`` (first matching pattern wins) then ``additionalProperties``."""
         declared = self.constant(frozenset(properties))
-        lines = ["    for k, p in v.items():", "        if p is _U:", "            continue",
-                 "        if type(k) is not str:", "            k = _key_str(k)",
-                 f"        if k in {declared}:", "            continue"]
-        for pattern, sub in patterns.items():
-            try:
-                search = re.compile(pattern).search
-            except re.error as error:
-                raise SchemaCompileError(f"invalid patternProperties pattern {pattern!r}: {error}") from None
-            shaper = self.shaper(sub, base, f"{path}/patternProperties/{pattern}")
-            lines += [f"        if {self.constant(search)}(k):", f"            out[k] = {shaper.expr('p')}",
-                      "            continue"]
-        if additional is True:
-            lines.append(f"        out[k] = {self.generate_untyped({}, base, path).expr('p')}")
-        elif isinstance(additional, dict):
-            shaper = self.shaper(additional, base, f"{path}/additionalProperties")
-            lines.append(f"        out[k] = {shaper.expr('p')}")
-        return lines
+        out = self.emitter
+        with out.line("for k, p in v.items():"):
+            with out.line("if p is _U:"):
+                out.line("continue")
+            with out.line("if type(k) is not str:"):
+                out.line("k = _key_str(k)")
+            with out.line(f"if k in {declared}:"):
+                out.line("continue")
+            for pattern, sub in patterns.items():
+                try:
+                    search = re.compile(pattern).search
+                except re.error as error:
+                    raise SchemaCompileError(f"invalid patternProperties pattern {pattern!r}: {error}") from None
+                sub_path = f"{path}/patternProperties/{pattern}"
+                shaper = self.shaper(sub, base, sub_path)
+                with out.line(f"if {self.constant(search)}(k):", comment(sub_path)):
+                    out.line(f"out[k] = {shaper.expr('p')}")
+                    out.line("continue")
+            if additional is True:
+                out.line(f"out[k] = {self.generate_untyped({}, base, path).expr('p')}",
+                         comment(f"{path}/additionalProperties"))
+            elif isinstance(additional, dict):
+                shaper = self.shaper(additional, base, f"{path}/additionalProperties")
+                out.line(f"out[k] = {shaper.expr('p')}", comment(f"{path}/additionalProperties"))
 
     def generate_array(self, schema: Schema, base: str, path: str) -> Shaper:
         """``array``: ``items`` as one schema, or a tuple with ``additionalItems``."""
-        name, new = self._new_function("arr", ("array", id(schema), base))
-        if new:
-            lines = [f"def {name}(v):", f"    # {path!r}",
-                     "    if type(v) is not list:", f"        v = _as_list(v, {path!r})"]
+        return self._new_function("arr", ("array", id(schema), base),
+                                  lambda name: self.array_body(name, schema, base, path))
+
+    def array_body(self, name: str, schema: Schema, base: str, path: str) -> None:
+        """Write the array function ``name``."""
+        out = self.emitter
+        with self.function(name, path):
+            with out.line("if type(v) is not list:"):
+                out.line(f"v = _as_list(v, {path!r})")
             items = schema.get("items")
             if isinstance(items, list):
-                lines += self.tuple_lines(schema, base, path, items)
+                self.tuple_body(schema, base, path, items)
             else:
                 item = self.shaper(items if items is not None else {}, base, f"{path}/items")
-                lines.append(f"    return [{item.expr('x')} for x in v]")
-            self.functions.append("\n".join(lines) + "\n")
-        return Shaper(expr=lambda v: f"{name}({v})")
+                out.line(f"return [{item.expr('x')} for x in v]", comment(f"{path}/items"))
 
-    def tuple_lines(self, schema: Schema, base: str, path: str, items: list[Any]) -> list[str]:
+    def tuple_body(self, schema: Schema, base: str, path: str, items: list[Any]) -> None:
         """Tuple form. Extra items need ``additionalItems`` (true or a schema), as in fast-json-stringify."""
         count = len(items)
         additional = schema.get("additionalItems")
-        lines = ["    n = len(v)"]
+        out = self.emitter
+        out.line("n = len(v)")
         if not additional:
-            lines += [f"    if n > {count}:",
-                      f"        raise _Error({f'Item at {count} does not match schema definition.'!r})"]
-        lines.append("    out = []")
+            with out.line(f"if n > {count}:"):
+                out.line(f"raise _Error({f'Item at {count} does not match schema definition.'!r})")
+        out.line("out = []")
         for index, sub in enumerate(items):
-            shaper = self.shaper(sub, base, f"{path}/items/{index}")
-            lines += [f"    if n > {index}:", f"        x = v[{index}]", f"        out.append({shaper.expr('x')})"]
+            sub_path = f"{path}/items/{index}"
+            shaper = self.shaper(sub, base, sub_path)
+            with out.line(f"if n > {index}:", comment(sub_path)):
+                out.line(f"x = v[{index}]")
+                out.line(f"out.append({shaper.expr('x')})")
         if additional:
             shaper = (self.generate_untyped({}, base, path) if additional is True
                       else self.shaper(additional, base, f"{path}/additionalItems"))
-            lines.append(f"    out.extend([{shaper.expr('x')} for x in v[{count}:]])")
-        lines.append("    return out")
-        return lines
+            out.line(f"out.extend([{shaper.expr('x')} for x in v[{count}:]])", comment(f"{path}/additionalItems"))
+        out.line("return out")
 
     #: The type checks of a type list, in fast-json-stringify's lenient form: ``None``
     #: passes as a string, number or boolean (and is coerced) when ``null`` is not listed.
@@ -443,21 +485,24 @@ class SerializerGenerator:
 
     def generate_type_list(self, schema: Schema, base: str, path: str, types: list[str]) -> Shaper:
         """``type: [...]``: the first type whose check passes (``null`` tried first)."""
-        name, new = self._new_function("types", ("types", id(schema), base))
-        if new:
-            lines = [f"def {name}(v):", f"    # {path!r}"]
-            nullable = schema.get("nullable") is True
-            if nullable and "null" not in types:
-                lines += ["    if v is None:", "        return None"]
+        return self._new_function("types", ("types", id(schema), base),
+                                  lambda name: self.type_list_body(name, schema, base, path, types))
+
+    def type_list_body(self, name: str, schema: Schema, base: str, path: str, types: list[str]) -> None:
+        """Write the type-list function ``name``."""
+        out = self.emitter
+        with self.function(name, path):
+            if schema.get("nullable") is True and "null" not in types:
+                with out.line("if v is None:"):
+                    out.line("return None")
             for kind in sorted(types, key=lambda t: t != "null"):
                 single = {k: val for k, val in schema.items() if k not in ("type", "nullable", "$id")}
                 single["type"] = kind
                 self._keep.append(single)
                 shaper = self.shaper(single, base, path)
-                lines += [f"    if {self.TYPE_LIST_CHECKS[kind]}:", f"        return {shaper.expr('v')}"]
-            lines.append(f"    raise _mismatch({path!r})")
-            self.functions.append("\n".join(lines) + "\n")
-        return Shaper(expr=lambda v: f"{name}({v})")
+                with out.line(f"if {self.TYPE_LIST_CHECKS[kind]}:"):
+                    out.line(f"return {shaper.expr('v')}")
+            out.line(f"raise _mismatch({path!r})")
 
     #: The validator options of ``if`` checks: a plain validator, which changes nothing.
     IF_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False, "remove_additional": False}
@@ -491,26 +536,30 @@ class SerializerGenerator:
         ``if``/``then``/``else``); a missing ``else`` is ``{"additionalProperties": true}``.
         The ``if`` check is a validator compiled now; it runs on the value's JSON form.
         """
-        name, new = self._new_function("if", ("if", id(schema), base))
-        if new:
-            self._keep.append(schema)
-            outside = {k: v for k, v in schema.items() if k not in ("if", "then", "else")}
-            check = self.constant(self.if_validator(schema["if"], base))
-            otherwise = schema.get("else")
-            if otherwise is None:
-                otherwise = {"additionalProperties": True}
-            shapers = []
-            for keyword, branch in (("then", schema["then"]), ("else", otherwise)):
-                branch_schema, branch_base = self.normalize(branch, base)
-                if branch_base != base:
-                    branch_schema = absolutize(branch_schema, branch_base)
-                merged = merge_schemas([outside, branch_schema])
-                self._keep.append(merged)
-                shapers.append(self.shaper(merged, base, f"{path}/{keyword}"))
-            lines = [f"def {name}(v):", f"    # {path!r}", f"    if {check}(v):",
-                     f"        return {shapers[0].expr('v')}", f"    return {shapers[1].expr('v')}"]
-            self.functions.append("\n".join(lines) + "\n")
-        return Shaper(expr=lambda v: f"{name}({v})")
+        return self._new_function("if", ("if", id(schema), base),
+                                  lambda name: self.if_then_else_body(name, schema, base, path))
+
+    def if_then_else_body(self, name: str, schema: Schema, base: str, path: str) -> None:
+        """Write the ``if``/``then``/``else`` function ``name``."""
+        self._keep.append(schema)
+        outside = {k: v for k, v in schema.items() if k not in ("if", "then", "else")}
+        check = self.constant(self.if_validator(schema["if"], base))
+        otherwise = schema.get("else")
+        if otherwise is None:
+            otherwise = {"additionalProperties": True}
+        shapers = []
+        for keyword, branch in (("then", schema["then"]), ("else", otherwise)):
+            branch_schema, branch_base = self.normalize(branch, base)
+            if branch_base != base:
+                branch_schema = absolutize(branch_schema, branch_base)
+            merged = merge_schemas([outside, branch_schema])
+            self._keep.append(merged)
+            shapers.append(self.shaper(merged, base, f"{path}/{keyword}"))
+        out = self.emitter
+        with self.function(name, path):
+            with out.line(f"if {check}(v):", comment(f"{path}/if")):
+                out.line(f"return {shapers[0].expr('v')}", comment(f"{path}/then"))
+            out.line(f"return {shapers[1].expr('v')}", comment(f"{path}/else"))
 
     def branches(self, schema: Schema, base: str) -> list[Schema]:
         """The ``anyOf``/``oneOf`` branches of ``schema``, each merged with the schema around it."""
@@ -541,26 +590,31 @@ class SerializerGenerator:
         validator compiled now), then, when none validates, by the cheap check alone.
         """
         keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
-        name, new = self._new_function("any", (keyword, id(schema), base))
-        if new:
-            lines = [f"def {name}(v):", f"    # {path!r}"]
-            branches = self.branches(schema, base)
-            kinds = [self._branch_types(merged, base) for merged in branches]
-            shaped = []
-            for index, merged in enumerate(branches):
-                shaper = self.shaper(merged, base, f"{path}/{keyword}/{index}")
-                shaped.append((self.branch_check(merged, base), shaper.expr("v")))
+        return self._new_function("any", (keyword, id(schema), base),
+                                  lambda name: self.any_of_body(name, schema, base, path, keyword))
+
+    def any_of_body(self, name: str, schema: Schema, base: str, path: str, keyword: str) -> None:
+        """Write the ``anyOf``/``oneOf`` function ``name``."""
+        branches = self.branches(schema, base)
+        kinds = [self._branch_types(merged, base) for merged in branches]
+        shaped = []
+        for index, merged in enumerate(branches):
+            shaper = self.shaper(merged, base, f"{path}/{keyword}/{index}")
+            shaped.append((self.branch_check(merged, base), shaper.expr("v")))
+        out = self.emitter
+        with self.function(name, path):
             for index, merged in enumerate(branches):
                 if any(other != index and self._overlap(kinds[index], kinds[other]) for other in range(len(branches))):
                     validator = self._branch_validator(merged, base)
                     if validator is not None:
                         check, expr = shaped[index]
-                        lines += [f"    if {check} and {self.constant(validator)}(v):", f"        return {expr}"]
-            for check, expr in shaped:
-                lines += [f"    if {check}:", f"        return {expr}"]
-            lines.append(f"    raise _mismatch({path!r})")
-            self.functions.append("\n".join(lines) + "\n")
-        return Shaper(expr=lambda v: f"{name}({v})")
+                        with out.line(f"if {check} and {self.constant(validator)}(v):",
+                                      comment(f"{path}/{keyword}/{index}")):
+                            out.line(f"return {expr}")
+            for index, (check, expr) in enumerate(shaped):
+                with out.line(f"if {check}:", comment(f"{path}/{keyword}/{index}")):
+                    out.line(f"return {expr}")
+            out.line(f"raise _mismatch({path!r})")
 
     def _branch_types(self, schema: Schema, base: str, depth: int = 0) -> "set[str] | None":
         """The JSON types a branch may take (``None``: any)."""
