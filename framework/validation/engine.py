@@ -250,7 +250,7 @@ class ValidatorEngine:
         validate.schema = schema  # type: ignore[attr-defined]
         validate.source = source  # type: ignore[attr-defined]
         # ``root(data, path, errors)`` for callers that can run the steps above themselves
-        # (the route pipeline does, to save a frame per request): only without processors.
+        # (input validation, framework.inputs, does, to save a frame per request): only without processors.
         validate.root = None if processors else root  # type: ignore[attr-defined]
         return validate
 

@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
-# Invalid is raised by generated code (its global _Invalid); the pipeline catches it around
+# Invalid is raised by generated code (its global _Invalid); input validation catches it around
 # ``validator.root``. Import it from framework.errors or framework.validation.
 from ..errors import Invalid  # noqa: F401
 from ..schemas import json_equal
