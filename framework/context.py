@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .content_types import ContentTypeParsers, Parser
 from .decorators import Decorators
-from .errors import RouteMissingHandlerError
 from .hooks import APPLICATION_HOOKS, Hooks
 from .loader import PluginQueue
 from .reply import Reply

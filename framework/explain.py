@@ -39,7 +39,7 @@ is its text form, which ``python -m framework explain module:app GET /url`` prin
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from .body import BodyParsing

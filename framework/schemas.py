@@ -121,6 +121,19 @@ def to_pointer(tokens: Any) -> str:
     return "".join("/" + escape_token(t) for t in tokens)
 
 
+def value_at(document: Any, tokens: list[str], missing: Any = None) -> Any:
+    """The value ``tokens`` point at in ``document`` (dicts by key, lists by index), or ``missing``."""
+    node = document
+    for token in tokens:
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return missing
+    return node
+
+
 # --------------------------------------------------------------------------- equality
 
 def json_equal(a: Any, b: Any) -> bool:

@@ -75,7 +75,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from framework.schemas import (RefIndex, base_inside, escape_token, iter_subschemas, pointer_tokens, to_pointer,
-                               unescape_token)
+                               unescape_token, value_at)
 
 __all__ = ["error_messages", "apply_error_messages", "check_error_message_schema"]
 
@@ -196,14 +196,7 @@ def _js_json(value: Any) -> str:
 
 
 def _data_at(data: Any, tokens: list[str]) -> Any:
-    for token in tokens:
-        if isinstance(data, Mapping) and token in data:
-            data = data[token]
-        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
-            data = data[int(token)]
-        else:
-            return _NO_DATA
-    return data
+    return value_at(data, tokens, _NO_DATA)
 
 
 def render_template(message: str, data: Any, instance: list[str]) -> str:

@@ -116,8 +116,8 @@ from typing import Any, Callable
 from urllib.parse import unquote, urljoin
 
 from framework import plugin
-from framework.schemas import (RefIndex, UnresolvableRefError, base_inside, iter_subschemas,
-                               normalize_input_schema)
+from framework.schemas import (RefIndex, UnresolvableRefError, base_inside, escape_token, iter_subschemas,
+                               normalize_input_schema, to_pointer)
 
 __all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
 
@@ -180,10 +180,6 @@ def _expanded(schema: Any, shared: Mapping[str, Any]) -> Any:
 
 def _pointer_tokens(fragment: str) -> list[str]:
     return [unquote(t).replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]]
-
-
-def _pointer(tokens: list[str]) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
 def _converted_tokens(tokens: list[str], document: Any) -> list[str]:
@@ -365,7 +361,7 @@ class _Components:
             if found is None:
                 raise OpenAPIError(f"can't resolve reference {ref}")
             tokens = _converted_tokens(found, target_doc)
-        return "#/components/schemas/" + component.replace("~", "~0").replace("/", "~1") + _pointer(tokens)
+        return "#/components/schemas/" + escape_token(component) + to_pointer(tokens)
 
 
 def _has_local_ref(schema: Any) -> bool:

@@ -17,8 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
-from ..schemas import escape_token, pointer_tokens
-from ..schemas import draft07_meta_schema
+from ..schemas import draft07_meta_schema, escape_token, pointer_tokens, value_at
 
 __all__ = ["check_schema", "check_strict", "KNOWN_KEYWORDS", "KNOWN_FORMATS"]
 
@@ -82,7 +81,7 @@ def check_schema(schema: Any, name: str | None = None) -> None:
         first = failure.errors[0] if failure.errors else {}
         pointer = str(first.get("instance_path", ""))
         prefix = f"{name!r} " if name else ""
-        found = _at(schema, pointer)
+        found = value_at(schema, pointer_tokens(pointer), _NOTHING)
         shown = "" if found is _NOTHING else f" (found {_short(found)})"
         raise SchemaCompileError(
             f"{prefix}schema is invalid: #{pointer} {first.get('message', '')}{shown}") from None
@@ -94,17 +93,6 @@ def check_schema(schema: Any, name: str | None = None) -> None:
 
 _NOTHING = object()
 
-
-def _at(document: Any, pointer: str) -> Any:
-    node = document
-    for token in pointer_tokens(pointer):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return _NOTHING
-    return node
 
 
 def _short(value: Any) -> str:
