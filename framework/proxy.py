@@ -39,7 +39,8 @@ class Forwarded(NamedTuple):
     protocol: str
 
 
-def _direct(environ: dict[str, Any]) -> Forwarded:
+def direct_forwarded(environ: dict[str, Any]) -> Forwarded:
+    """The client as the socket shows it: no X-Forwarded-* header trusted."""
     remote = environ.get("REMOTE_ADDR")
     return Forwarded(remote, [remote] if remote else [],
                      environ.get("HTTP_HOST") or environ.get("SERVER_NAME", ""),
@@ -80,7 +81,7 @@ class ProxyTrust:
                             f"or a callable, got {trust_proxy!r}")
 
     def resolve(self, environ: dict[str, Any]) -> Forwarded:
-        direct = _direct(environ)
+        direct = direct_forwarded(environ)
         if self.hops is not None:
             return self._resolve_hops(environ, direct)
         remote = direct.ip

@@ -10,6 +10,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 from urllib.parse import quote, unquote_plus
 
+from .proxy import direct_forwarded
 from .request_log import RequestLogger
 
 if TYPE_CHECKING:
@@ -145,8 +146,7 @@ class Request:
         """The client's address chain, host and scheme as ``trust_proxy`` allows (``framework.proxy``)."""
         proxy = self._route.proxy
         if proxy is None:
-            from .proxy import _direct
-            return _direct(self.environ)
+            return direct_forwarded(self.environ)
         return proxy.resolve(self.environ)  # type: ignore[no-any-return]
 
     @lazy
