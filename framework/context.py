@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast, overload
 
 from .content_types import ContentTypeParsers, Parser
 from .decorators import Decorators
@@ -25,7 +26,7 @@ from .hooks import APPLICATION_HOOKS, Hooks
 from .loader import PluginQueue
 from .reply import Reply
 from .request import Request
-from .route import Route, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
+from .route import Route, apply_types, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
 from .routing import join_prefix, normalize_prefix
 from .schemas import SchemaStore
 
@@ -33,7 +34,46 @@ if TYPE_CHECKING:
     from .state import AppState
     from .testing import InjectResponse
 
-Handler = Callable[[Request, Reply], Any]
+#: A route handler: ``handler(request, reply)``. Its own annotations are kept (and may
+#: declare the route's schemas: ``Request[Body, Query, Params, Headers]`` and the return type).
+Handler = Callable[..., Any]
+HandlerT = TypeVar("HandlerT", bound=Handler)
+
+
+class Shortcut(Protocol):
+    """The type of a bound route shortcut (``app.get``, ``app.post``...)."""
+
+    @overload
+    def __call__(self, path: str, options: dict[str, Any] | None = None, *, handler: None = None,
+                 **route_options: Any) -> Callable[[HandlerT], HandlerT]: ...
+
+    @overload
+    def __call__(self, path: str, options: Handler, /) -> "Context": ...
+
+    @overload
+    def __call__(self, path: str, options: dict[str, Any] | None, handler: Handler, /,
+                 **route_options: Any) -> "Context": ...
+
+    @overload
+    def __call__(self, path: str, *, handler: Handler, **route_options: Any) -> "Context": ...
+
+
+class RouteShortcut:
+    """``app.get`` and its siblings: :meth:`Context.route` for one method (or several)."""
+
+    def __init__(self, method: str | list[str]) -> None:
+        self.method = method
+
+    @overload
+    def __get__(self, context: None, owner: type) -> "RouteShortcut": ...
+
+    @overload
+    def __get__(self, context: "Context", owner: type) -> Shortcut: ...
+
+    def __get__(self, context: "Context | None", owner: type) -> "RouteShortcut | Shortcut":
+        if context is None:
+            return self
+        return cast(Shortcut, partial(context._shortcut, self.method))
 
 
 @dataclass(frozen=True)
@@ -350,6 +390,7 @@ class Context:
                        handler=handler)
         options["prefix"] = self._prefix
         options.setdefault("config", {})
+        apply_types(options)  # Python types (in schema= or the handler's annotations) to JSON Schema
         for hook in self._hooks.collect("on_route"):
             hook(options)
         options["method"] = normalize_methods(options["method"])
@@ -363,39 +404,31 @@ class Context:
                 self._routes.append(route)
         return self
 
-    def _shortcut(self, method: str | list[str], path: str, options: Any, handler: Any,
-                  extra: dict[str, Any]) -> Any:
+    def _shortcut(self, method: str | list[str], path: str, options: Any = None, handler: Any = None,
+                  **extra: Any) -> Any:
         merged = shortcut_options(method, path, options, handler, extra)
         if merged.get("handler") is None:
             return _RouteDecorator(self, merged, self._state.pending_route_decorators)
         self.route(**merged)
         return self
 
-    def get(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """``get(path, handler)``, ``get(path, options, handler)``, or ``@get(path, **options)``."""
-        return self._shortcut("GET", path, options, handler, kw)
-
-    def head(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("HEAD", path, options, handler, kw)
-
-    def post(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("POST", path, options, handler, kw)
-
-    def put(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("PUT", path, options, handler, kw)
-
-    def delete(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("DELETE", path, options, handler, kw)
-
-    def options(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("OPTIONS", path, options, handler, kw)
-
-    def patch(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("PATCH", path, options, handler, kw)
-
-    def all(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare the route for every supported method."""
-        return self._shortcut(list(SUPPORTED_METHODS), path, options, handler, kw)
+    #: ``get(path, handler)``, ``get(path, options, handler)``, ``get(path, handler=fn,
+    #: **options)``, or ``@get(path, **options)`` above the handler, which it returns unchanged.
+    get = RouteShortcut("GET")
+    #: As :attr:`get`, for ``HEAD``.
+    head = RouteShortcut("HEAD")
+    #: As :attr:`get`, for ``POST``.
+    post = RouteShortcut("POST")
+    #: As :attr:`get`, for ``PUT``.
+    put = RouteShortcut("PUT")
+    #: As :attr:`get`, for ``DELETE``.
+    delete = RouteShortcut("DELETE")
+    #: As :attr:`get`, for ``OPTIONS``.
+    options = RouteShortcut("OPTIONS")
+    #: As :attr:`get`, for ``PATCH``.
+    patch = RouteShortcut("PATCH")
+    #: As :attr:`get`, for every supported method.
+    all = RouteShortcut(list(SUPPORTED_METHODS))
 
     def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
         """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,
@@ -429,7 +462,7 @@ class _RouteDecorator:
         self.pending = pending
         pending.append(self)
 
-    def __call__(self, handler: Handler) -> Handler:
+    def __call__(self, handler: HandlerT) -> HandlerT:
         self.pending.remove(self)
         self.context.route(**dict(self.options, handler=handler))
         return handler

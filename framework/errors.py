@@ -299,6 +299,14 @@ class RouteHandlerSignatureError(FrameworkError):
                         "declare it as def handler(request, reply)")
 
 
+class TypeSchemaError(FrameworkError, TypeError):
+    """A Python type given for a schema (or in a handler's annotations) that has no JSON
+    Schema form, or that cannot be read (``framework.typeschema``)."""
+
+    code = "FST_ERR_TYPE_SCHEMA"
+    message_template = "%s"
+
+
 class RoutePathSyntaxError(FrameworkError):
     code = "FST_ERR_ROUTE_PATH_SYNTAX"
     message_template = ("Route path '%s' uses <name> or {name} for a parameter, which would match only "

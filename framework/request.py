@@ -7,8 +7,10 @@ which is where request decorators live (see ``Context.decorate_request``).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic
 from urllib.parse import quote, unquote_plus
+
+from typing_extensions import TypeVar
 
 from .proxy import direct_forwarded
 from .request_log import RequestLogger
@@ -22,6 +24,12 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: ``Request[Body, Query, Params, Headers]``: what the handler reads. A type given here is
+#: also the route's schema for that part (``framework.typeschema``); unset ones are untyped.
+BodyT = TypeVar("BodyT", default=Any)
+QueryT = TypeVar("QueryT", default=dict[str, Any])
+ParamsT = TypeVar("ParamsT", default=dict[str, Any])
+HeadersT = TypeVar("HeadersT", default=dict[str, Any])
 
 
 class lazy(Generic[T]):
@@ -88,7 +96,7 @@ def headers_from_environ(environ: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-class Request:
+class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     """One HTTP request. Attributes a handler reads:
 
     ``body`` (``None`` when the request has none), ``query``, ``params``, ``headers``
@@ -97,30 +105,40 @@ class Request:
     ``X-Forwarded-*`` only as ``trust_proxy`` allows), ``cookies``, ``environ``,
     ``raw`` (a werkzeug ``Request``), ``validation_error``, ``route_options``,
     ``server`` (the context that declared the route) and ``log``.
+
+    Its type arguments say what ``body``, ``query``, ``params`` and ``headers`` hold after
+    validation, for type checkers and for the route: ``def create(request:
+    Request[ItemIn], reply: Reply) -> ItemOut`` validates the body as ``ItemIn`` and
+    serializes the reply as ``ItemOut`` (see "Typed handlers" in the README).
     """
 
     #: Names set on every request: a decorator may not take them.
     RESERVED = frozenset(("environ", "params"))
 
-    body: Any = None
+    body: BodyT = None  # type: ignore[assignment]  # None until a body is parsed
+    params: ParamsT
     validation_error: Exception | None = None
     #: The body's parsed ``Content-Type`` (set when a body is parsed).
     media_type: "MediaType | None" = None
 
-    def __init__(self, environ: dict[str, Any], params: dict[str, str], route: "CompiledRoute") -> None:
+    def __init__(self, environ: dict[str, Any], params: dict[str, Any], route: "CompiledRoute") -> None:
         self.environ = environ
-        self.params = params
+        self.params = params  # type: ignore[assignment]  # a params schema may coerce them
         self._route = route
 
     @lazy
     def method(self) -> str:
         return self.environ["REQUEST_METHOD"]
 
-    query: dict[str, Any] = _LazyQuery()  # type: ignore[assignment]
+    if TYPE_CHECKING:
+        query: QueryT
+        headers: HeadersT
+    else:
+        query = _LazyQuery()
 
-    @lazy
-    def headers(self) -> dict[str, str]:
-        return headers_from_environ(self.environ)
+        @lazy
+        def headers(self) -> dict[str, str]:
+            return headers_from_environ(self.environ)
 
     @lazy
     def id(self) -> str:
