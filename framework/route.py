@@ -346,9 +346,10 @@ def _bind(cls: type, args: tuple[Any, ...]) -> dict[Any, Any]:
 
 
 def _typed(argument: Any, parameter: Any) -> Any:
-    """``argument`` unless it leaves the part untyped (unbound, ``Any``, the default)."""
+    """``argument`` unless it leaves the part untyped: unbound, ``Any``, ``None`` (as in
+    ``Request[None, Query]`` for a GET route) or the parameter's default."""
     import typing
-    if argument is None or argument is typing.Any or isinstance(argument, typing.TypeVar):
+    if argument is None or argument is type(None) or argument is typing.Any or isinstance(argument, typing.TypeVar):
         return None
     if argument == getattr(parameter, "__default__", None):
         return None
