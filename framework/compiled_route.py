@@ -77,7 +77,7 @@ class CompiledRoute:
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
             scope.parsers)
-        steps: list[Step | None] = [
+        steps: list[Any] = [  # objects whose __call__ is a Step
             EchoRequestId(state.request_id_header) if state.request_id_header else None,
             LogIncoming() if state.request_logging else None,
             HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,

@@ -73,7 +73,7 @@ class RouteShortcut:
     def __get__(self, context: "Context | None", owner: type) -> "RouteShortcut | Shortcut":
         if context is None:
             return self
-        return cast(Shortcut, partial(context._shortcut, self.method))
+        return cast(Shortcut, partial(context.shortcut, self.method))
 
 
 @dataclass(frozen=True)
@@ -107,11 +107,12 @@ class Context:
         self._children: list[Context] = []
         self._routes: list[Route] = []
         # Each concern inherits from the parent's.
-        self._decorators = parent._decorators.child() if parent else Decorators(None, _RESERVED_INSTANCE_NAMES)
-        self._hooks = parent._hooks.child() if parent else Hooks()
-        self._schemas = SchemaStore(parent._schemas if parent else None)
-        self._parsers = ContentTypeParsers(parent._parsers if parent else None)
-        self._plugins = PluginQueue(self, parent._plugins if parent else None, self._spawn)
+        self._decorators: Decorators = (parent._decorators.child() if parent
+                                        else Decorators(None, _RESERVED_INSTANCE_NAMES))
+        self._hooks: Hooks = parent._hooks.child() if parent else Hooks()
+        self._schemas: SchemaStore = SchemaStore(parent._schemas if parent else None)
+        self._parsers: ContentTypeParsers = ContentTypeParsers(parent._parsers if parent else None)
+        self._plugins: PluginQueue = PluginQueue(self, parent._plugins if parent else None, self._spawn)
         # Handlers and compilers: None until set here; the nearest ancestor's applies.
         self._error_handler: Callable[..., Any] | None = None
         self._not_found_handler: Callable[..., Any] | None = None
@@ -145,7 +146,7 @@ class Context:
     def scope(self) -> Scope:
         """What this context's routes see: classes with the visible decorators, parsers,
         shared schemas, compilers, error handlers and hooks."""
-        handlers = []
+        handlers: list[Callable[..., Any]] = []
         context: Context | None = self
         while context is not None:
             if context._error_handler is not None:
@@ -221,7 +222,9 @@ class Context:
         return explain(self._state.app, method, url, headers)
 
     # Plugins.
-    def register(self, plugin_fn: Callable[..., Any], opts: dict[str, Any] | None = None, **options: Any) -> "Context":
+    def register(self, plugin_fn: Callable[..., Any],
+                 opts: dict[str, Any] | Callable[["Context"], dict[str, Any]] | None = None,
+                 **options: Any) -> "Context":
         """Queue a plugin; it loads at ``ready()``, in order, depth first.
 
         ``opts`` and ``options`` merge into the dict handed to the plugin; ``prefix``
@@ -232,7 +235,7 @@ class Context:
             raise TypeError(f"plugin must be a function, instead got a '{type(plugin_fn).__name__}'")
         if callable(opts):
             opts = opts(self)
-        merged = dict(opts or {})
+        merged: dict[str, Any] = dict(opts or {})
         merged.update(options)
         self._plugins.add(plugin_fn, merged)
         return self
@@ -262,9 +265,10 @@ class Context:
         """The route of ``method`` declared with ``url``: ``{"method", "url", "params"
         (parameter names), "handler", "options"}``, or ``None``. The URL is a declared
         path, not a request to match (``/users/42`` does not find ``/users/:id``)."""
-        if isinstance(method, dict):
-            method, url = method["method"], method["url"]
-        found = self._state.router.get(str(method).upper(), url or "/")
+        if not isinstance(method, str):
+            declared = method
+            method, url = declared["method"], declared["url"]
+        found = self._state.router.get(method.upper(), url or "/")
         if found is None:
             return None
         route = found[1]
@@ -404,8 +408,10 @@ class Context:
                 self._routes.append(route)
         return self
 
-    def _shortcut(self, method: str | list[str], path: str, options: Any = None, handler: Any = None,
-                  **extra: Any) -> Any:
+    def shortcut(self, method: str | list[str], path: str, options: Any = None, handler: Any = None,
+                 **extra: Any) -> Any:
+        """What :attr:`get`, :attr:`post`... call: ``shortcut("GET", path, handler)``,
+        ``shortcut("GET", path, options, handler)``, or ``@shortcut("GET", path, **options)``."""
         merged = shortcut_options(method, path, options, handler, extra)
         if merged.get("handler") is None:
             return _RouteDecorator(self, merged, self._state.pending_route_decorators)

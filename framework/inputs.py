@@ -105,7 +105,7 @@ class InputValidation:
             raise error
 
     def _error(self, errors: list[dict[str, Any]], part: str) -> Exception:
-        error = self.formatter(errors, part)
+        error: Any = self.formatter(errors, part)  # a custom formatter may return a message
         if not isinstance(error, BaseException):
             error = ValidationError(str(error), errors, part)
         return _as_validation_error(error, part, errors)
@@ -168,8 +168,8 @@ def is_content_map(schema: Any) -> bool:
         isinstance(entry, dict) and "schema" in entry for entry in content.values())
 
 
-def _as_validation_error(error: BaseException, part: str,
-                         errors: list[dict[str, Any]] | None = None) -> BaseException:
+def _as_validation_error(error: Exception, part: str,
+                         errors: list[dict[str, Any]] | None = None) -> Exception:
     """Give any error a validation failure raised the attributes Fastify gives it."""
     if not isinstance(getattr(error, "status_code", None), int):
         error.status_code = 400  # type: ignore[attr-defined]

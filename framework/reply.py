@@ -413,7 +413,7 @@ class _PassThrough:
 
 def _header_lines(headers: dict[str, Any]) -> list[tuple[str, str]]:
     """The header lines for ``start_response``: a list value gives one line per item."""
-    lines = []
+    lines: list[tuple[str, str]] = []
     for name, value in headers.items():
         if type(value) is list:
             lines.extend((name, item) for item in value)

@@ -64,7 +64,7 @@ def parse_query_string(query_string: str) -> dict[str, Any]:
             key = unquote_plus(key)
             value = unquote_plus(value)
         if key in query:
-            existing = query[key]
+            existing: list[str] | str = query[key]
             if type(existing) is list:
                 existing.append(value)
             else:
@@ -85,7 +85,8 @@ class _LazyQuery:
 
 
 def headers_from_environ(environ: dict[str, Any]) -> dict[str, str]:
-    headers = {}
+    """The request headers from WSGI's ``HTTP_*`` keys (and the content type and length), lower-cased."""
+    headers: dict[str, str] = {}
     for key, value in environ.items():
         if key.startswith("HTTP_"):
             headers[key[5:].replace("_", "-").lower()] = value
@@ -128,7 +129,8 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def method(self) -> str:
-        return self.environ["REQUEST_METHOD"]
+        method: str = self.environ["REQUEST_METHOD"]
+        return method
 
     if TYPE_CHECKING:
         query: QueryT
@@ -148,7 +150,8 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def path(self) -> str:
-        return self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
+        path: str = self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
+        return path
 
     @lazy
     def url(self) -> str:
@@ -165,13 +168,14 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
         proxy = self._route.proxy
         if proxy is None:
             return direct_forwarded(self.environ)
-        return proxy.resolve(self.environ)  # type: ignore[no-any-return]
+        return proxy.resolve(self.environ)
 
     @lazy
     def ip(self) -> str | None:
         """The client's address: the socket's peer, or the one ``trust_proxy`` lets X-Forwarded-For name."""
         if self._route.proxy is None:
-            return self.environ.get("REMOTE_ADDR")
+            address: str | None = self.environ.get("REMOTE_ADDR")
+            return address
         return self.forwarded.ip
 
     @lazy
@@ -182,13 +186,15 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     @lazy
     def hostname(self) -> str:
         if self._route.proxy is None:
-            return self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+            host: str = self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+            return host
         return self.forwarded.hostname
 
     @lazy
     def protocol(self) -> str:
         if self._route.proxy is None:
-            return self.environ.get("wsgi.url_scheme", "http")
+            scheme: str = self.environ.get("wsgi.url_scheme", "http")
+            return scheme
         return self.forwarded.protocol
 
     @lazy

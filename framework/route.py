@@ -299,7 +299,7 @@ def handler_types(handler: Any) -> tuple[tuple[Any, ...], Any]:
         return untyped, None
     first = parameters[0].name if parameters else None
     hints = _resolved_annotations(target, annotations, handler)
-    return request_type_arguments(hints.get(first)), hints.get("return")
+    return request_type_arguments(hints.get(first) if first else None), hints.get("return")
 
 
 def _resolved_annotations(target: Any, annotations: dict[str, Any], handler: Any) -> dict[str, Any]:
@@ -337,7 +337,7 @@ def request_type_arguments(annotation: Any) -> tuple[Any, ...]:
         else:
             cls = next(base for base in cls.__mro__[1:] if issubclass(base, Request))
             arguments = {}
-    return tuple(_typed(arguments.get(parameter), parameter) for parameter in Request.__parameters__)
+    return tuple(_typed(arguments.get(parameter), parameter) for parameter in getattr(Request, "__parameters__"))
 
 
 def _bind(cls: type, args: tuple[Any, ...]) -> dict[Any, Any]:

@@ -480,26 +480,39 @@ def _builder(tp: Any, building: set[Any]) -> Build | None:
         if build is not None:
             _BUILT[tp] = build
         return build
+    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        return _tuple_builder([_builder(arg, building) for arg in args])
     if origin in _SEQUENCES or tp in _SEQUENCES:
-        container = tuple if origin is tuple else frozenset if origin is frozenset else \
-            set if origin in _UNIQUE else None
-        if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
-            items = [_builder(arg, building) for arg in args]
-            if not any(items):
-                return tuple
-            return lambda value: tuple(b(v) if b else v for b, v in zip(items, value))
+        kind = origin or tp
+        container: Build | None = tuple if kind is tuple else frozenset if kind is frozenset else \
+            set if kind in _UNIQUE else None
         item = _builder(args[0], building) if args else None
         if item is None:
             return container
-        if container is None:
-            return lambda value: [item(v) for v in value]
-        return lambda value: container(item(v) for v in value)
+        return _sequence_builder(container or list, item)
     if origin in _MAPPINGS and len(args) == 2:
         item = _builder(args[1], building)
-        if item is None:
-            return None
-        return lambda value: {key: item(v) for key, v in value.items()}
+        return None if item is None else _mapping_builder(item)
     return None
+
+
+def _tuple_builder(items: list[Build | None]) -> Build:
+    if not any(items):
+        return tuple
+
+    def build(value: list[Any]) -> tuple[Any, ...]:
+        return tuple(item(v) if item else v for item, v in zip(items, value))
+    return build
+
+
+def _sequence_builder(container: Callable[[Any], Any], item: Build) -> Build:
+    if container is list:
+        return lambda value: [item(v) for v in value]
+    return lambda value: container(item(v) for v in value)
+
+
+def _mapping_builder(item: Build) -> Build:
+    return lambda value: {key: item(v) for key, v in value.items()}
 
 
 #: Builders of recursive types, looked up when first called (they refer to themselves).
