@@ -13,9 +13,10 @@ server closes its body. Each context has its own subclass, which is where reply 
 from __future__ import annotations
 
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from orjson import dumps as _orjson_dumps
+from typing_extensions import Self
 
 from . import encoding, error_handling, streaming
 from .errors import STATUS_LINES, BadStatusCodeError, status_line
@@ -23,7 +24,11 @@ from .headers import check_header, header_value, location
 from .hooks import PLAIN_RESULTS, settle
 
 if TYPE_CHECKING:
+    import datetime
+    import os
+
     from .compiled_route import CompiledRoute
+    from .context import Context
     from .request import Request
 
 StartResponse = Callable[..., Any]
@@ -60,7 +65,7 @@ class Reply:
         self._route = route
 
     # Status.
-    def code(self, status_code: int) -> "Reply":
+    def code(self, status_code: int) -> Self:
         """Set the status code (100-599)."""
         if type(status_code) is not int:
             try:
@@ -75,16 +80,17 @@ class Reply:
     status = code
 
     # Headers.
-    def header(self, name: str, value: Any) -> "Reply":
+    def header(self, name: str, value: Any) -> Self:
         """Set a header. ``set-cookie`` accumulates, as in Fastify; a list value sends one
         line per item. Names must be RFC 9110 tokens and values may not hold control
         characters (header injection): anything else is an ``InvalidHeaderError``."""
         name = check_header(name)
         if isinstance(value, (list, tuple)):
-            self._headers[name] = [header_value(name, item) for item in value]
+            # isinstance() narrows Any to list[Unknown]: the items are of any type (str() is taken).
+            self._headers[name] = [header_value(name, item) for item in value]  # pyright: ignore[reportUnknownVariableType]
             self._multi_valued = True
         elif name == "set-cookie" and name in self._headers:
-            existing = self._headers[name]
+            existing: str | list[str] = self._headers[name]
             values = existing if isinstance(existing, list) else [existing]
             self._headers[name] = [*values, header_value(name, value)]
             self._multi_valued = True
@@ -92,14 +98,16 @@ class Reply:
             self._headers[name] = header_value(name, value)
         return self
 
-    def headers(self, headers: dict[str, Any]) -> "Reply":
+    def headers(self, headers: Mapping[str, Any]) -> Self:
+        """Set each header of ``headers`` (as :meth:`header` does)."""
         for name, value in headers.items():
             self.header(name, value)
         return self
 
-    def set_cookie(self, name: str, value: str = "", max_age: Any = None, expires: Any = None, path: str | None = "/",
+    def set_cookie(self, name: str, value: str = "", max_age: "datetime.timedelta | int | None" = None,
+                   expires: "str | datetime.datetime | int | float | None" = None, path: str | None = "/",
                    domain: str | None = None, secure: bool = False, httponly: bool = False,
-                   samesite: str | None = None) -> "Reply":
+                   samesite: str | None = None) -> Self:
         """Add a ``Set-Cookie`` header (formatted by werkzeug's ``dump_cookie``); each call
         adds one more. ``max_age`` is seconds or a ``timedelta``; ``expires`` a ``datetime``
         or a timestamp; ``samesite`` ``"Strict"``, ``"Lax"`` or ``"None"``."""
@@ -108,35 +116,40 @@ class Reply:
                                                      domain=domain, secure=secure, httponly=httponly,
                                                      samesite=samesite))
 
-    def clear_cookie(self, name: str, path: str | None = "/", domain: str | None = None) -> "Reply":
+    def clear_cookie(self, name: str, path: str | None = "/", domain: str | None = None) -> Self:
         """Ask the client to delete cookie ``name`` (an empty value that expired in 1970);
         ``path`` and ``domain`` must be those the cookie was set with."""
         return self.set_cookie(name, "", max_age=0, expires=0, path=path, domain=domain)
 
-    def get_header(self, name: str) -> Any:
-        return self._headers.get(name.lower())
+    def get_header(self, name: str) -> str | list[str] | None:
+        """The value of header ``name`` (a list for one set with several values), or ``None``."""
+        value: str | list[str] | None = self._headers.get(name.lower())
+        return value
 
-    def get_headers(self) -> dict[str, Any]:
+    def get_headers(self) -> dict[str, str | list[str]]:
+        """A copy of the headers set so far, by lower-cased name."""
         return dict(self._headers)
 
     def has_header(self, name: str) -> bool:
+        """Whether header ``name`` is set."""
         return name.lower() in self._headers
 
-    def remove_header(self, name: str) -> "Reply":
+    def remove_header(self, name: str) -> Self:
+        """Unset header ``name``."""
         self._headers.pop(name.lower(), None)
         return self
 
-    def type(self, content_type: str) -> "Reply":
+    def type(self, content_type: str) -> Self:
         """Set ``Content-Type``."""
         return self.header("content-type", content_type)
 
     # Payload.
-    def serializer(self, fn: Callable[[Any], str | bytes]) -> "Reply":
+    def serializer(self, fn: Callable[[Any], str | bytes]) -> Self:
         """Serialize this reply's payload with ``fn`` instead of the route's response schema."""
         self._serializer = fn
         return self
 
-    def send(self, payload: Any = None) -> "Reply":
+    def send(self, payload: Any = None) -> Self:
         """Send ``payload``: dicts and lists as JSON, str as text, bytes as octet-stream,
         an exception as an error reply; an iterator or generator (of bytes or str) and a
         binary file object are streamed (see ``framework.streaming``). Sending ends the
@@ -148,7 +161,7 @@ class Reply:
         self._payload = payload
         return self
 
-    def send_file(self, path: Any, download_name: str | None = None, max_age: int | None = None,
+    def send_file(self, path: "str | os.PathLike[str]", download_name: str | None = None, max_age: int | None = None,
                   mimetype: str | None = None, as_attachment: bool | None = None) -> "Reply":
         """Send the file at ``path`` through werkzeug's ``send_file``: ``ETag`` and
         ``Last-Modified`` (a matching ``If-None-Match``/``If-Modified-Since`` is a 304),
@@ -161,7 +174,7 @@ class Reply:
         return send_file(self, path, download_name=download_name, max_age=max_age, mimetype=mimetype,
                          as_attachment=as_attachment)
 
-    def sse(self, events: Any, heartbeat: float | None = 15.0, retry: int | None = None) -> "Reply":
+    def sse(self, events: Iterable[Any], heartbeat: float | None = 15.0, retry: int | None = None) -> "Reply":
         """Send server-sent events (``text/event-stream``) from ``events``, an iterable of
         dicts (``data``, ``event``, ``id``, ``retry``; a ``data`` that is not a str is
         sent as JSON) or strings (the data). Each event goes out as it is produced (no
@@ -175,11 +188,11 @@ class Reply:
         """What was sent (``None`` until then)."""
         return self._payload
 
-    def redirect(self, url: str, code: int = 302) -> "Reply":
+    def redirect(self, url: str, code: int = 302) -> Self:
         """Redirect to ``url`` (non-ASCII characters are percent-encoded)."""
         return self.code(code).header("location", location(url)).send()
 
-    def call_not_found(self) -> "Reply":
+    def call_not_found(self) -> Self:
         """Answer with the not-found handler of this URL, as if no route matched."""
         self.sent = False
         self._payload = None
@@ -191,7 +204,7 @@ class Reply:
         return self
 
     @property
-    def server(self) -> Any:
+    def server(self) -> "Context":
         """The context that declared the route."""
         return self._route.context
 
@@ -209,7 +222,7 @@ class Reply:
             self.status_code = status
 
     # Rendering.
-    def render(self, start_response: StartResponse, result: Any) -> Iterable[bytes]:
+    def render(self, start_response: StartResponse, result: object) -> Iterable[bytes]:
         """Answer the server: ``result`` is what the handler returned (or raised), used when
         nothing was sent; an exception always wins."""
         if not self.sent:
@@ -224,7 +237,7 @@ class Reply:
                         try:
                             body = encoding.dumps_bytes(result)
                         except (TypeError, ValueError) as error:
-                            return self._render_error(start_response, _not_serializable(self, error))
+                            return self._render_error(start_response, self._not_serializable(error))
                     headers = self._headers
                     if "content-type" not in headers:
                         headers["content-type"] = JSON_CONTENT_TYPE
@@ -246,9 +259,10 @@ class Reply:
         return self._render_payload(start_response)
 
     def _render_payload(self, start_response: StartResponse) -> Iterable[bytes]:
-        if type(self._payload) is tuple and _looks_like_status_tuple(self._payload):
-            self._payload = _status_tuple_error(self)
-        if isinstance(self._payload, BaseException):
+        # (type() and isinstance() narrow the Any payload to tuple[Unknown, ...]: a tuple of anything.)
+        if type(self._payload) is tuple and _looks_like_status_tuple(self._payload):  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            self._payload = self._status_tuple_error()
+        if isinstance(self._payload, BaseException):  # pyright: ignore[reportUnknownMemberType]
             error_handling.answer_error(self._route, self.request, self, self._payload)
         try:
             body = self._body()
@@ -317,7 +331,7 @@ class Reply:
         """The payload as body bytes (after the error chain, if the payload was an error)."""
         route = self._route
         request = self.request
-        payload = self._payload
+        payload: object = self._payload
         kind = type(payload)
         headers = self._headers
         if kind is str:
@@ -357,7 +371,7 @@ class Reply:
                 payload = route.serializers.serialize(payload, self.status_code, headers.get("content-type"),
                                                       self._serializer, self.error is not None)
             except TypeError as error:
-                raise _not_serializable(self, error) from None
+                raise self._not_serializable(error) from None
             if "content-type" not in headers:
                 headers["content-type"] = JSON_CONTENT_TYPE
         if route.on_send:
@@ -375,31 +389,32 @@ class Reply:
             return payload.encode()
         return bytes(payload)
 
+    def _status_tuple_error(self) -> TypeError:
+        """The error answering a handler that returned Flask's ``(body, status)`` tuple."""
+        route = self._route
+        shape = ", ".join(("body", "status", "headers")[:len(self._payload)])
+        return TypeError(f"the handler of {route.method} {route.url} returned a ({shape}) "
+                         "tuple: set the status with reply.code(201) (and headers with reply.header(name, value)), "
+                         "then return the body")
+
+    def _not_serializable(self, error: BaseException) -> TypeError:
+        """A clean error (no chained tracebacks) for a reply that JSON cannot encode."""
+        cause: BaseException | None = error
+        while cause is not None:
+            error = cause
+            cause = error.__cause__ or error.__context__
+        route = self._route
+        failure = TypeError(f"cannot serialize the reply of {route.method} {route.url}: {error}")
+        failure.__suppress_context__ = True
+        return failure
+
     def __repr__(self) -> str:
         return f"<Reply {self.status_code}{' sent' if self.sent else ''}>"
 
 
-def _looks_like_status_tuple(value: tuple) -> bool:  # type: ignore[type-arg]
+def _looks_like_status_tuple(value: tuple[Any, ...]) -> bool:
     """``(body, 201)`` or ``(body, 201, headers)``: Flask's way to set the status."""
     return 2 <= len(value) <= 3 and type(value[1]) is int and 100 <= value[1] <= 599
-
-
-def _status_tuple_error(reply: Reply) -> TypeError:
-    route = reply._route
-    shape = ", ".join(("body", "status", "headers")[:len(reply._payload)])
-    return TypeError(f"the handler of {route.method} {route.url} returned a ({shape}) "
-                     "tuple: set the status with reply.code(201) (and headers with reply.header(name, value)), "
-                     "then return the body")
-
-
-def _not_serializable(reply: Reply, error: BaseException) -> TypeError:
-    """A clean error (no chained tracebacks) for a reply that JSON cannot encode."""
-    while error.__cause__ is not None or error.__context__ is not None:
-        error = error.__cause__ or error.__context__  # type: ignore[assignment]
-    route = reply._route
-    failure = TypeError(f"cannot serialize the reply of {route.method} {route.url}: {error}")
-    failure.__suppress_context__ = True
-    return failure
 
 
 class _PassThrough:
@@ -407,43 +422,22 @@ class _PassThrough:
 
     __slots__ = ("application",)
 
-    def __init__(self, application: Callable[..., Iterable[bytes]]) -> None:
+    application: Callable[..., Iterable[bytes]]
+
+    def __init__(self, application: Callable[..., Any]) -> None:
         self.application = application
 
 
-def _header_lines(headers: dict[str, Any]) -> list[tuple[str, str]]:
+def _header_lines(headers: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The header lines for ``start_response``: a list value gives one line per item."""
     lines: list[tuple[str, str]] = []
     for name, value in headers.items():
         if type(value) is list:
-            lines.extend((name, item) for item in value)
+            # type() narrows Any to list[Unknown]: a multi-valued header's values, str (see Reply.header).
+            lines.extend((name, item) for item in value)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
         else:
             lines.append((name, value))
     return lines
-
-
-class _AfterPassThrough:
-    """A pass-through answer's body iterable, closed by the server: its own ``close()``,
-    then the ``on_response`` hooks."""
-
-    __slots__ = ("inner", "route", "request", "reply")
-
-    def __init__(self, inner: Iterable[bytes], route: "CompiledRoute", request: "Request", reply: Reply) -> None:
-        self.inner = inner
-        self.route = route
-        self.request = request
-        self.reply = reply
-
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self.inner)
-
-    def close(self) -> None:
-        try:
-            close = getattr(self.inner, "close", None)
-            if close is not None:
-                close()
-        finally:
-            _AfterResponse.close(self)  # type: ignore[arg-type]
 
 
 class _AfterResponse:
@@ -467,3 +461,27 @@ class _AfterResponse:
                 hook(self.request, self.reply)
             except Exception as error:
                 self.route.log.error("on_response hook failed: %s", error_handling.describe(error), exc_info=error)
+
+
+class _AfterPassThrough(_AfterResponse):
+    """A pass-through answer's body iterable, closed by the server: its own ``close()``,
+    then the ``on_response`` hooks."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Iterable[bytes], route: "CompiledRoute", request: "Request", reply: Reply) -> None:
+        self.inner = inner
+        self.route = route
+        self.request = request
+        self.reply = reply
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.inner)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.inner, "close", None)
+            if close is not None:
+                close()
+        finally:
+            _AfterResponse.close(self)

@@ -7,7 +7,7 @@ which is where request decorators live (see ``Context.decorate_request``).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Generic
+from typing import TYPE_CHECKING, Any, Callable, Generic, overload
 from urllib.parse import quote, unquote_plus
 
 from typing_extensions import TypeVar
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from .compiled_route import CompiledRoute
     from .content_types import MediaType
+    from .context import Context
     from .proxy import Forwarded
 
 T = TypeVar("T")
@@ -43,9 +44,17 @@ class lazy(Generic[T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def __get__(self, instance: Any, owner: type | None = None) -> T:
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> "lazy[T]": ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> "T | lazy[T]":
+        """The value, computed on the first read and stored on the instance (the descriptor
+        itself when read from the class)."""
         if instance is None:
-            return self  # type: ignore[return-value]
+            return self
         value = instance.__dict__[self.name] = self.compute(instance)
         return value
 
@@ -116,7 +125,9 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     #: Names set on every request: a decorator may not take them.
     RESERVED = frozenset(("environ", "params"))
 
-    body: BodyT = None  # type: ignore[assignment]  # None until a body is parsed
+    body: BodyT
+    if not TYPE_CHECKING:
+        body = None  # until a body is parsed (a route without a body schema may see None)
     params: ParamsT
     validation_error: Exception | None = None
     #: The body's parsed ``Content-Type`` (set when a body is parsed).
@@ -155,7 +166,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def url(self) -> str:
-        raw = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
+        raw: str | None = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
         if raw:
             return raw
         query_string = self.environ.get("QUERY_STRING")
@@ -212,11 +223,12 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
         return self._route.options
 
     @property
-    def server(self) -> Any:
+    def server(self) -> "Context":
+        """The context that declared the route."""
         return self._route.context
 
     @lazy
-    def log(self) -> logging.LoggerAdapter:  # type: ignore[type-arg]
+    def log(self) -> "logging.LoggerAdapter[logging.Logger]":
         """The route's logger with ``req_id`` on every record (and the route's ``log_level``)."""
         return RequestLogger(self._route.log, self.id, self._route.log_level)
 
