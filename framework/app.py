@@ -14,8 +14,10 @@ import os
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, NoReturn, Sequence, Union
 from urllib.parse import unquote
+
+from typing_extensions import Self
 
 from .compiled_route import CompiledRoute
 from .context import Context
@@ -30,9 +32,15 @@ from .routing import Router
 from .state import AppState
 
 if TYPE_CHECKING:
+    from .reply import Reply
+    from .request import Request
     from .testing import InjectResponse
 
 StartResponse = Callable[..., Any]
+#: ``Framework(trust_proxy=...)``: ``False``/``None`` (the default: forwarded headers are
+#: ignored), ``True``, a hop count, addresses or networks (one string or several), or
+#: ``trust(address, hop_index) -> bool`` (see ``framework.proxy``).
+TrustProxy = Union[bool, int, str, Sequence[str], AbstractSet[str], Callable[[str, int], bool], None]
 
 
 class Framework(Context):
@@ -61,8 +69,8 @@ class Framework(Context):
                  schema_error_formatter: Callable[[list[dict[str, Any]], str], Exception] | None = None,
                  body_limit: int = 1_048_576, logger: logging.Logger | bool | None = None,
                  lazy: bool = False, plugin_timeout: float = PLUGIN_TIMEOUT, request_logging: bool = False,
-                 request_id_header: str | None = None, gen_request_id: Callable[[Any], str] | None = None,
-                 trust_proxy: Any = False, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
+                 request_id_header: str | None = None, gen_request_id: "Callable[[Request], str] | None" = None,
+                 trust_proxy: TrustProxy = False, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
                  case_sensitive: bool = True, max_param_length: int = 100,
                  method_not_allowed: bool = False) -> None:
         if type(body_limit) is not int or body_limit <= 0:
@@ -92,10 +100,11 @@ class Framework(Context):
         super().__init__(state, None, "root", "")
         self._schema_error_formatter = schema_error_formatter
         self._compile_lock = threading.Lock()
-        self._bad_url_route: CompiledRoute | None = None  # answers paths that are not UTF-8; set at ready()
+        #: Answers paths that are not UTF-8; set at ready(), before any request is routed.
+        self._bad_url_route: CompiledRoute
 
     # Start-up.
-    def ready(self) -> "Framework":
+    def ready(self) -> Self:
         """Load every plugin, compile every route, then run ``on_ready`` hooks; idempotent.
 
         A failed start stays failed: every later call raises the same error, and requests
@@ -151,11 +160,12 @@ class Framework(Context):
         close_at_exit(self)
 
     def _not_found_routes(self) -> NotFoundRoutes:
-        def answer(context: Context, handler: Callable[..., Any]) -> CompiledRoute:
+        def answer(context: Context, handler: Callable[..., Any] | None) -> CompiledRoute:
+            # (The contexts of not_found_contexts have set their handler.)
             route = Route("*", context.prefix + "/*", {"handler": handler, "config": {}}, context)
             return CompiledRoute(route, self._state, parse_body=False)
 
-        by_prefix = [(context.prefix, answer(context, context.not_found_handler))  # type: ignore[arg-type]
+        by_prefix = [(context.prefix, answer(context, context.not_found_handler))
                      for context in self._state.not_found_contexts if context is not self]
         return NotFoundRoutes(by_prefix, answer(self, self._not_found_handler or default_not_found_handler))
 
@@ -188,7 +198,7 @@ class Framework(Context):
                 try:
                     path = path.encode("latin-1").decode("utf-8")
                 except UnicodeError:
-                    return run(self._bad_url_route, environ, start_response, params)  # type: ignore[arg-type]
+                    return run(self._bad_url_route, environ, start_response, params)
                 environ["framework.path"] = path
                 found = state.router.find(method, path)
             else:
@@ -199,6 +209,7 @@ class Framework(Context):
                     if allowed:
                         environ["framework.allow"] = ", ".join(allowed + ["OPTIONS"] * ("OPTIONS" not in allowed))
                         return run(self._not_allowed_route, environ, start_response, params)
+                # state.not_found is built at ready(), which has run (above).
                 return run(state.not_found.find(path), environ, start_response, params)  # type: ignore[union-attr]
             route, params = found
         return run(route.compiled or self._compiled(route), environ, start_response, params)
@@ -223,6 +234,7 @@ class Framework(Context):
             return self._bad_url_route, {}
         found = self._state.router.find_segments(method, segments)
         if found is None:
+            # state.not_found is built at ready(), which has run (requests are routed after it).
             return self._state.not_found.find(environ.get("PATH_INFO") or "/"), {}  # type: ignore[union-attr]
         route, params = found
         return route.compiled or self._compiled(route), params
@@ -252,11 +264,12 @@ class Framework(Context):
                         state.logger.error("%s hook %s failed: %r", name, getattr(hook, "__name__", hook), error,
                                            exc_info=error)
 
-    def __enter__(self) -> "Framework":
+    def __enter__(self) -> Self:
         """``with Framework() as app:`` closes the application on leaving the block."""
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the application (see :meth:`close`)."""
         self.close()
 
     def _listening(self) -> None:
@@ -295,7 +308,7 @@ class Framework(Context):
 _NO_ROUTES: dict[str, Route] = {}
 
 
-def _refuse_bad_url(request: Any, reply: Any) -> None:
+def _refuse_bad_url(request: "Request", reply: "Reply") -> NoReturn:
     """The handler of a path that is not UTF-8."""
     raise BadUrlError(request.environ.get("PATH_INFO", ""))
 
@@ -303,7 +316,7 @@ def _refuse_bad_url(request: Any, reply: Any) -> None:
 MethodNotAllowedError = create_error("FST_ERR_METHOD_NOT_ALLOWED", "Route %s:%s not allowed", 405)
 
 
-def _answer_not_allowed(request: Any, reply: Any) -> Any:
+def _answer_not_allowed(request: "Request", reply: "Reply") -> "Reply":
     """``method_not_allowed=True``: a known path asked with another method; ``Allow`` lists its methods."""
     reply.header("allow", request.environ["framework.allow"])
     if request.method == "OPTIONS":

@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast, overload
 
+from typing_extensions import Self
+
 from .content_types import ContentTypeParsers, Parser
 from .decorators import Decorators
-from .hooks import APPLICATION_HOOKS, Hooks
+from .hooks import APPLICATION_HOOKS, HookName, Hooks
 from .loader import PluginQueue
 from .reply import Reply
 from .request import Request
@@ -31,6 +33,9 @@ from .routing import join_prefix, normalize_prefix
 from .schemas import SchemaStore
 
 if TYPE_CHECKING:
+    from .app import Framework
+    from .explain import Explanation
+    from .mount import WSGIApp
     from .state import AppState
     from .testing import InjectResponse
 
@@ -38,24 +43,30 @@ if TYPE_CHECKING:
 #: declare the route's schemas: ``Request[Body, Query, Params, Headers]`` and the return type).
 Handler = Callable[..., Any]
 HandlerT = TypeVar("HandlerT", bound=Handler)
+ContextT = TypeVar("ContextT", bound="Context")
+ContextT_co = TypeVar("ContextT_co", bound="Context", covariant=True)
+#: An ``after()`` callback: ``callback(instance)``.
+AfterT = TypeVar("AfterT", bound=Callable[["Context"], Any])
 
 
-class Shortcut(Protocol):
-    """The type of a bound route shortcut (``app.get``, ``app.post``...)."""
+class Shortcut(Protocol[ContextT_co]):
+    """The type of a route shortcut bound to a context (``app.get``, ``app.post``...): the
+    forms given the handler return that context (``ContextT_co``), the decorator form
+    returns the handler unchanged."""
 
     @overload
     def __call__(self, path: str, options: dict[str, Any] | None = None, *, handler: None = None,
                  **route_options: Any) -> Callable[[HandlerT], HandlerT]: ...
 
     @overload
-    def __call__(self, path: str, options: Handler, /) -> "Context": ...
+    def __call__(self, path: str, options: Handler, /) -> ContextT_co: ...
 
     @overload
     def __call__(self, path: str, options: dict[str, Any] | None, handler: Handler, /,
-                 **route_options: Any) -> "Context": ...
+                 **route_options: Any) -> ContextT_co: ...
 
     @overload
-    def __call__(self, path: str, *, handler: Handler, **route_options: Any) -> "Context": ...
+    def __call__(self, path: str, *, handler: Handler, **route_options: Any) -> ContextT_co: ...
 
 
 class RouteShortcut:
@@ -68,12 +79,13 @@ class RouteShortcut:
     def __get__(self, context: None, owner: type) -> "RouteShortcut": ...
 
     @overload
-    def __get__(self, context: "Context", owner: type) -> Shortcut: ...
+    def __get__(self, context: ContextT, owner: type) -> Shortcut[ContextT]: ...
 
-    def __get__(self, context: "Context | None", owner: type) -> "RouteShortcut | Shortcut":
+    def __get__(self, context: "Context | None", owner: type) -> "RouteShortcut | Shortcut[Context]":
+        """The shortcut bound to ``context`` (the descriptor itself when read from the class)."""
         if context is None:
             return self
-        return cast(Shortcut, partial(context.shortcut, self.method))
+        return cast("Shortcut[Context]", partial(context.shortcut, self.method))
 
 
 @dataclass(frozen=True)
@@ -179,6 +191,7 @@ class Context:
 
     @property
     def log(self) -> logging.Logger:
+        """The application's logger."""
         return self._state.logger
 
     @property
@@ -187,8 +200,9 @@ class Context:
         return self._not_found_handler
 
     # The whole application (as in Fastify, these act on the root whichever context they are called on).
-    def ready(self) -> Any:
-        """Load every plugin, compile every route, run ``on_ready`` hooks (see ``Framework.ready``)."""
+    def ready(self) -> "Framework":
+        """Load every plugin, compile every route, run ``on_ready`` hooks (see ``Framework.ready``);
+        returns the application."""
         return self._state.app.ready()
 
     def close(self) -> None:
@@ -201,9 +215,11 @@ class Context:
         """Run one request through the application without a socket (see ``framework.testing``)."""
         return self._state.app.inject(method, url, headers, query, json, body, **environ_overrides)
 
-    def listen(self, *args: Any, **kwargs: Any) -> None:
+    def listen(self, port: int = 3000, host: str = "127.0.0.1",
+               callback: Callable[[Exception | None], Any] | None = None, workers: int = 1,
+               server: str = "gunicorn") -> None:
         """Serve the application (see ``Framework.listen``)."""
-        self._state.app.listen(*args, **kwargs)
+        self._state.app.listen(port, host, callback, workers, server)
 
     def print_routes(self) -> str:
         """The application's route tree as text."""
@@ -213,7 +229,7 @@ class Context:
         """The application's plugin tree with load times."""
         return self._state.app.print_plugins()
 
-    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> Any:
+    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> "Explanation":
         """The compiled path of one request, without sending it: the route and params, the
         hooks in run order with the plugin and context that added each, the decorators,
         validators, serializers, error handlers and not-found handler (readies the
@@ -224,7 +240,7 @@ class Context:
     # Plugins.
     def register(self, plugin_fn: Callable[..., Any],
                  opts: dict[str, Any] | Callable[["Context"], dict[str, Any]] | None = None,
-                 **options: Any) -> "Context":
+                 **options: Any) -> Self:
         """Queue a plugin; it loads at ``ready()``, in order, depth first.
 
         ``opts`` and ``options`` merge into the dict handed to the plugin; ``prefix``
@@ -240,11 +256,17 @@ class Context:
         self._plugins.add(plugin_fn, merged)
         return self
 
-    def after(self, fn: Callable[["Context"], Any] | None = None) -> Any:
+    @overload
+    def after(self, fn: AfterT) -> AfterT: ...
+
+    @overload
+    def after(self, fn: None = None) -> Callable[[AfterT], AfterT]: ...
+
+    def after(self, fn: AfterT | None = None) -> AfterT | Callable[[AfterT], AfterT]:
         """Run ``fn(instance)`` once every plugin registered before this call has loaded
-        (avvio's ``after``). Usable as ``@instance.after``.
+        (avvio's ``after``); returns ``fn``. Usable as ``@instance.after``.
         """
-        def queue(callback: Callable[["Context"], Any]) -> Callable[["Context"], Any]:
+        def queue(callback: AfterT) -> AfterT:
             self._state.check_not_started("call after")
             self._plugins.add_after(callback)
             return callback
@@ -277,35 +299,38 @@ class Context:
                 "handler": route.options["handler"], "options": route.options}
 
     # Decorators.
-    def decorate(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
+    def decorate(self, name: str, value: Any, dependencies: list[str] | None = None) -> Self:
         """Add ``name`` to this context's instance (functions become methods)."""
         self._decorators.add("instance", name, value, dependencies, self._state.started,
                              self._state.plugin_tree.current)
         return self
 
-    def decorate_request(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
+    def decorate_request(self, name: str, value: Any, dependencies: list[str] | None = None) -> Self:
         """Add ``name`` to the requests of this context's routes and its descendants'."""
         self._decorators.add("request", name, value, dependencies, self._state.started,
                              self._state.plugin_tree.current)
         return self
 
-    def decorate_reply(self, name: str, value: Any, dependencies: list[str] | None = None) -> "Context":
+    def decorate_reply(self, name: str, value: Any, dependencies: list[str] | None = None) -> Self:
         """Add ``name`` to the replies of this context's routes and its descendants'."""
         self._decorators.add("reply", name, value, dependencies, self._state.started,
                              self._state.plugin_tree.current)
         return self
 
     def has_decorator(self, name: str) -> bool:
+        """Whether instance decorator ``name`` is visible here (added here or in an ancestor)."""
         return self._decorators.has("instance", name)
 
     def has_request_decorator(self, name: str) -> bool:
+        """Whether request decorator ``name`` is visible here."""
         return self._decorators.has("request", name)
 
     def has_reply_decorator(self, name: str) -> bool:
+        """Whether reply decorator ``name`` is visible here."""
         return self._decorators.has("reply", name)
 
     # Hooks.
-    def add_hook(self, name: str, fn: Callable[..., Any], *, first: bool = False) -> "Context":
+    def add_hook(self, name: HookName, fn: Callable[..., Any], *, first: bool = False) -> Self:
         """Add a hook; it applies to this context's routes and its descendants'. ``first=True``
         puts it before the hooks this context added so far (CORS answers a preflight before
         an authentication hook refuses it)."""
@@ -321,7 +346,7 @@ class Context:
         return self._hooks.own_hooks(name)
 
     # Shared schemas.
-    def add_schema(self, schema: dict[str, Any]) -> "Context":
+    def add_schema(self, schema: dict[str, Any]) -> Self:
         """Add a shared schema (it needs an ``$id``), visible here and in descendants."""
         self._state.check_not_started("add a schema")
         self._schemas.add(schema)
@@ -332,43 +357,44 @@ class Context:
         return self._schemas.all()
 
     def get_schema(self, schema_id: str) -> dict[str, Any] | None:
+        """The shared schema of that ``$id`` visible here, or ``None``."""
         return self._schemas.get(schema_id)
 
     # Compilers and handlers: encapsulated like decorators.
-    def set_validator_compiler(self, fn: Callable[..., Any]) -> "Context":
+    def set_validator_compiler(self, fn: Callable[..., Any]) -> Self:
         """``fn(schema=, method=, url=, http_part=)`` returns ``validate(data)`` for this context's routes."""
         self._state.check_not_started("set a validator compiler")
         self._validator_compiler = fn
         return self
 
-    def set_serializer_compiler(self, fn: Callable[..., Any]) -> "Context":
+    def set_serializer_compiler(self, fn: Callable[..., Any]) -> Self:
         """``fn(schema=, method=, url=, http_status=, content_type=)`` returns ``serialize(data)``."""
         self._state.check_not_started("set a serializer compiler")
         self._serializer_compiler = fn
         return self
 
-    def set_error_handler(self, fn: Callable[..., Any]) -> "Context":
+    def set_error_handler(self, fn: Callable[..., Any]) -> Self:
         """``fn(error, request, reply)`` answers errors of this context's routes; if it raises,
         the parent context's handler gets the new error."""
         self._state.check_not_started("set an error handler")
         self._error_handler = fn
         return self
 
-    def set_not_found_handler(self, fn: Callable[..., Any]) -> "Context":
+    def set_not_found_handler(self, fn: Callable[..., Any]) -> Self:
         """``fn(request, reply)`` answers unknown URLs under this context's prefix."""
         self._state.check_not_started("set a not found handler")
         self._not_found_handler = fn
         self._state.not_found_contexts.append(self)
         return self
 
-    def set_schema_error_formatter(self, fn: Callable[[list[dict[str, Any]], str], Exception]) -> "Context":
+    def set_schema_error_formatter(self, fn: Callable[[list[dict[str, Any]], str], Exception]) -> Self:
         """``fn(errors, data_var)`` returns the Exception a validation failure raises."""
         self._state.check_not_started("set a schema error formatter")
         self._schema_error_formatter = fn
         return self
 
     def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str], parser: Parser, *,
-                                stream: bool = False, body_limit: int | None = None) -> "Context":
+                                stream: bool = False, body_limit: int | None = None) -> Self:
         """``parser(request, body: bytes)`` returns the parsed body for ``content_type``
         (a string, a list of strings, a compiled regex, or ``"*"`` for any). With
         ``stream=True`` it is ``parser(request, stream)``: a file-like object that reads the
@@ -379,11 +405,12 @@ class Context:
         return self
 
     def has_content_type_parser(self, content_type: str) -> bool:
+        """Whether a parser for ``content_type`` is visible here."""
         return self._parsers.has(content_type)
 
     # Routes.
     def route(self, method: str | list[str] = "GET", url: str = "/", handler: Handler | None = None,
-              **options: Any) -> "Context":
+              **options: Any) -> Self:
         """Declare a route of this context. Options: ``schema``, ``attach_validation``,
         ``validator_compiler``, ``serializer_compiler``, ``config``, ``body_limit``, and the
         request hooks (``on_request=fn`` or a list)."""
@@ -408,10 +435,26 @@ class Context:
                 self._routes.append(route)
         return self
 
-    def shortcut(self, method: str | list[str], path: str, options: Any = None, handler: Any = None,
-                 **extra: Any) -> Any:
+    @overload
+    def shortcut(self, method: str | list[str], path: str, options: dict[str, Any] | None = None,
+                 handler: None = None, **extra: Any) -> Callable[[HandlerT], HandlerT]: ...
+
+    @overload
+    def shortcut(self, method: str | list[str], path: str, options: Handler, handler: None = None,
+                 **extra: Any) -> Self: ...
+
+    @overload
+    def shortcut(self, method: str | list[str], path: str, options: dict[str, Any] | None, handler: Handler,
+                 **extra: Any) -> Self: ...
+
+    @overload
+    def shortcut(self, method: str | list[str], path: str, *, handler: Handler, **extra: Any) -> Self: ...
+
+    def shortcut(self, method: str | list[str], path: str, options: dict[str, Any] | Handler | None = None,
+                 handler: Handler | None = None, **extra: Any) -> "Self | Callable[[Any], Any]":
         """What :attr:`get`, :attr:`post`... call: ``shortcut("GET", path, handler)``,
-        ``shortcut("GET", path, options, handler)``, or ``@shortcut("GET", path, **options)``."""
+        ``shortcut("GET", path, options, handler)``, or ``@shortcut("GET", path, **options)``
+        (which returns the decorator)."""
         merged = shortcut_options(method, path, options, handler, extra)
         if merged.get("handler") is None:
             return _RouteDecorator(self, merged, self._state.pending_route_decorators)
@@ -436,7 +479,7 @@ class Context:
     #: As :attr:`get`, for every supported method.
     all = RouteShortcut(list(SUPPORTED_METHODS))
 
-    def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
+    def mount(self, prefix: str, wsgi_app: "WSGIApp", **options: Any) -> Self:
         """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,
         werkzeug...), inside this context: its hooks, authentication and error handler
         apply; ``SCRIPT_NAME`` gains the prefix, ``PATH_INFO`` keeps the rest; the body is

@@ -17,7 +17,7 @@ import functools
 import inspect
 import re
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, TypeVar
 
 from .errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError
 
@@ -25,10 +25,20 @@ if TYPE_CHECKING:
     from .reply import Reply
     from .request import Request
 
-REQUEST_HOOKS = ("on_request", "pre_parsing", "pre_validation", "pre_handler",
+T = TypeVar("T")
+
+#: The name of a request hook (see :data:`REQUEST_HOOKS`).
+RequestHookName = Literal["on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
+                          "on_send", "on_response", "on_error"]
+#: The name of an application hook (see :data:`APPLICATION_HOOKS`).
+ApplicationHookName = Literal["on_route", "on_register", "on_ready", "on_listen", "pre_close", "on_close"]
+#: A hook name, as ``Context.add_hook`` takes it.
+HookName = Literal[RequestHookName, ApplicationHookName]
+
+REQUEST_HOOKS: tuple[RequestHookName, ...] = ("on_request", "pre_parsing", "pre_validation", "pre_handler",
                  "pre_serialization", "on_send", "on_response", "on_error")
-APPLICATION_HOOKS = ("on_route", "on_register", "on_ready", "on_listen", "pre_close", "on_close")
-ALL_HOOKS = REQUEST_HOOKS + APPLICATION_HOOKS
+APPLICATION_HOOKS: tuple[ApplicationHookName, ...] = ("on_route", "on_register", "on_ready", "on_listen", "pre_close", "on_close")
+ALL_HOOKS: tuple[HookName, ...] = REQUEST_HOOKS + APPLICATION_HOOKS
 
 
 def check_hook(name: Any, fn: Any) -> None:
@@ -52,8 +62,9 @@ def _suggest_hook(name: str) -> str | None:
 _loops = threading.local()
 
 
-def run_coroutine(coroutine: Any) -> Any:
-    """Run a coroutine to completion on this thread's own event loop (WSGI is synchronous)."""
+def run_coroutine(coroutine: Awaitable[T]) -> T:
+    """Run a coroutine (or any awaitable) to completion on this thread's own event loop
+    (WSGI is synchronous) and return its result."""
     loop = getattr(_loops, "loop", None)
     if loop is None or loop.is_closed():
         loop = _loops.loop = asyncio.new_event_loop()
