@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from typing_extensions import TypeGuard
+
 from .content_types import parse_media_type
 from .errors import (InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure, ValidationError,
                      format_errors)
@@ -19,8 +21,10 @@ from .schemas import normalize_input_schema
 from .validation import Invalid
 
 if TYPE_CHECKING:
+    from .content_types import ContentTypeParsers
     from .reply import Reply
     from .request import Request
+    from .route import Route
 
 #: ``(schema key, request attribute)`` in the order parts validate.
 INPUT_PARTS = (("params", "params"), ("body", "body"), ("querystring", "query"), ("headers", "headers"))
@@ -28,7 +32,13 @@ INPUT_PARTS = (("params", "params"), ("body", "body"), ("querystring", "query"),
 BODY_SCHEMA_METHODS = frozenset(("POST", "PUT", "PATCH"))
 
 Formatter = Callable[[list[dict[str, Any]], str], Exception]
+#: ``validate(data)``: the part's value (coerced, defaults filled), or raises.
 Validate = Callable[[Any], Any]
+#: The default engine's generated function: ``root(data, path, errors)``, which records
+#: failures in ``errors`` (and may raise ``Invalid`` after recording one).
+Root = Callable[[Any, str, "list[dict[str, Any]]"], Any]
+#: One part as :class:`InputValidation` runs it: ``(part, attribute, validate, root, by_media_type)``.
+_Run = tuple[str, str, Validate, "Root | None", "dict[str, Validate] | None"]
 
 
 def default_schema_error_formatter(errors: list[dict[str, Any]], data_var: str) -> Exception:
@@ -47,8 +57,14 @@ class PartValidator:
         self.part = part
         self.attribute = attribute
         self.validate = validate
-        self.root = getattr(validate, "root", None)
+        self.root: Root | None = getattr(validate, "root", None)
         self.by_media_type = by_media_type
+
+
+def _chosen_by_media_type(data: Any) -> Any:
+    """The part-wide validator of a body with a ``content`` map: never called, the media
+    type's own validator is (see :meth:`InputValidation.__call__`)."""
+    raise AssertionError("a content map's body is validated by its media type's validator")
 
 
 class InputValidation:
@@ -62,11 +78,14 @@ class InputValidation:
         #: Media types a built-in parser reads that the body schema does not cover: a 415.
         self.refused_media_types = refused_media_types
         # The same, unpacked once: this runs on every request.
-        self.runs = tuple((p.part, p.attribute, p.validate, p.root, p.by_media_type) for p in parts)
+        self.runs: tuple[_Run, ...] = tuple(
+            (p.part, p.attribute, p.validate if p.validate is not None else _chosen_by_media_type, p.root,
+             p.by_media_type) for p in parts)
         self.formatter = formatter
         self.attach = attach
 
     def __call__(self, request: "Request", reply: "Reply") -> None:
+        validate: Validate | None  # a content map's entry for the body's media type may be missing
         for part, attribute, validate, root, by_media_type in self.runs:
             if part == "body":
                 media_type = request.media_type
@@ -87,8 +106,8 @@ class InputValidation:
                     value = root(getattr(request, attribute), "", errors)
                 except Invalid:
                     pass
-                if not errors:
-                    setattr(request, attribute, value)
+                if not errors:  # Invalid is raised only once an error is recorded: value is set
+                    setattr(request, attribute, value)  # pyright: ignore[reportPossiblyUnboundVariable]
                     continue
                 error = self._error(errors, part)
             else:
@@ -105,8 +124,8 @@ class InputValidation:
             raise error
 
     def _error(self, errors: list[dict[str, Any]], part: str) -> Exception:
-        error: Any = self.formatter(errors, part)  # a custom formatter may return a message
-        if not isinstance(error, BaseException):
+        error: Exception = self.formatter(errors, part)
+        if not isinstance(error, BaseException):  # an untyped custom formatter may return a message
             error = ValidationError(str(error), errors, part)
         return _as_validation_error(error, part, errors)
 
@@ -114,9 +133,10 @@ class InputValidation:
         return f"<validate {', '.join(part.part for part in self.parts)}>"
 
 
-def compile_input_validation(route: Any, compile_default: Callable[..., Validate],
+def compile_input_validation(route: "Route", compile_default: Callable[..., Validate],
                              compiler: Callable[..., Any] | None, formatter: Formatter | None,
-                             shared: dict[str, Any], parsers: Any = None) -> InputValidation | None:
+                             shared: dict[str, Any], parsers: "ContentTypeParsers | None" = None
+                             ) -> InputValidation | None:
     """The validation step of ``route`` (``None`` when it validates nothing).
 
     ``compile_default(schema, shared=, http_part=)`` is the app's engine; ``compiler`` a
@@ -124,7 +144,7 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
     ``ContentTypeParsers`` (which media types only built-in parsers read).
     """
     schema = route.schema
-    parts = []
+    parts: list[PartValidator] = []
     for part, attribute in INPUT_PARTS:
         part_schema = schema.get(part)
         if part_schema is None or (part == "body" and route.method not in BODY_SCHEMA_METHODS):
@@ -142,6 +162,7 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
 
         if part == "body" and is_content_map(part_schema):
             parts.append(PartValidator(part, attribute, None, {
+                # A content map's keys are media types: one that does not parse fails here, at ready().
                 parse_media_type(media_type).essence: build(entry["schema"])  # type: ignore[union-attr]
                 for media_type, entry in part_schema["content"].items()}))
         else:
@@ -154,18 +175,24 @@ def compile_input_validation(route: Any, compile_default: Callable[..., Validate
         covered = body.by_media_type or {}
         refused = frozenset(essence for essence in parsers.by_essence
                             if parsers.needs_content_schema(essence) and essence not in covered
+                            # (essences parsed when their parser was added: they parse)
                             and not parse_media_type(essence).is_json)  # type: ignore[union-attr]
     return InputValidation(tuple(parts), formatter or default_schema_error_formatter,
                            bool(route.options.get("attach_validation")), refused)
 
 
-def is_content_map(schema: Any) -> bool:
+def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether a JSON value is an object."""
+    return isinstance(value, dict)
+
+
+def is_content_map(schema: object) -> TypeGuard[dict[str, Any]]:
     """``{"content": {media_type: {"schema": ...}}}``: a schema per media type."""
-    if not isinstance(schema, dict):
+    if not _is_object(schema):
         return False
     content = schema.get("content")
-    return isinstance(content, dict) and bool(content) and all(
-        isinstance(entry, dict) and "schema" in entry for entry in content.values())
+    return _is_object(content) and bool(content) and all(
+        _is_object(entry) and "schema" in entry for entry in content.values())
 
 
 def _as_validation_error(error: Exception, part: str,
@@ -194,7 +221,8 @@ def adapt_custom_validator(validate: Callable[[Any], Any]) -> Validate:
         raise TypeError("a validator compiler must return a function")
 
     def run(data: Any) -> Any:
-        result = validate(data)
+        # The forms honoured (an untyped validator may return anything else: the data stands).
+        result: bool | dict[str, Any] | None = validate(data)
         if result is True or result is None:
             return data
         if result is False:
@@ -211,7 +239,8 @@ def adapt_custom_validator(validate: Callable[[Any], Any]) -> Validate:
     return run
 
 
-def _records(errors: Any) -> list[dict[str, Any]]:
+def _records(errors: list[dict[str, Any] | str] | str | None) -> list[dict[str, Any]]:
+    """A custom validator's errors (records or messages, or one message) as error records."""
     if isinstance(errors, list):
         return [e if isinstance(e, dict) else _record(str(e)) for e in errors]
     return [_record(str(errors) if errors else "should be valid")]
@@ -243,11 +272,11 @@ class InputBuilding:
         return f"<build {', '.join(attribute for attribute, _ in self.builds)}>"
 
 
-def compile_input_building(route: Any) -> InputBuilding | None:
+def compile_input_building(route: "Route") -> InputBuilding | None:
     """The building step of ``route`` (``None`` when its inputs need none)."""
     from .typeschema import builder_of
-    types = route.options.get("types") or {}
-    builds = []
+    types: dict[str, tuple[Any, str]] = route.options.get("types") or {}
+    builds: list[tuple[str, Callable[[Any], Any]]] = []
     for part, attribute in INPUT_PARTS:
         if part in types and not (part == "body" and route.method not in BODY_SCHEMA_METHODS):
             build = builder_of(types[part][0])

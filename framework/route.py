@@ -5,7 +5,9 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from typing_extensions import TypeGuard
 
 from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, RouteDuplicatedHandlerError,
                      RouteHandlerSignatureError, RouteMethodNotSupportedError, RouteMissingHandlerError,
@@ -16,6 +18,7 @@ from .hooks import REQUEST_HOOKS, check_hook
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute
     from .context import Context
+    from .request import Request
 
 #: Every method a route may declare (``all`` declares each of them).
 SUPPORTED_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT", "OPTIONS", "PROPFIND",
@@ -65,7 +68,7 @@ _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
 _FOREIGN_PARAMETER = re.compile(r"<(?:[^<>/:]+:)?([^<>/]+)>|\{([^{}/]+)\}")
 
 
-def suggest_name(name: str, known: Any) -> str | None:
+def suggest_name(name: str, known: Iterable[str]) -> str | None:
     """The known name meant by ``name``: its snake_case form (``preHandler`` ->
     ``pre_handler``), or the closest known name."""
     snake = _CAMEL_HUMP.sub(r"_\1", name).lower()
@@ -75,12 +78,22 @@ def suggest_name(name: str, known: Any) -> str | None:
     return close[0] if close else None
 
 
-def _unknown_names_message(names: list[str], known: Any) -> str:
-    parts = []
+def _unknown_names_message(names: list[str], known: Iterable[str]) -> str:
+    parts: list[str] = []
     for name in names:
         suggestion = suggest_name(name, known)
         parts.append(f"'{name}' (did you mean '{suggestion}'?)" if suggestion else f"'{name}'")
     return ", ".join(parts)
+
+
+def _is_list(value: Any) -> TypeGuard["list[Any] | tuple[Any, ...]"]:
+    """Whether an option holds several values (a list or tuple of hooks, say)."""
+    return isinstance(value, (list, tuple))
+
+
+def _is_options(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether route options were given as a dict (as they must be)."""
+    return isinstance(value, dict)
 
 
 class Route:
@@ -98,14 +111,16 @@ class Route:
 
     @property
     def schema(self) -> dict[str, Any]:
-        return self.options.get("schema") or {}
+        """The route's schemas (``{}`` for none), with Python types converted to JSON Schema."""
+        schema: dict[str, Any] = self.options.get("schema") or {}
+        return schema
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
         """The request hooks given as route options (``on_request=fn`` or a list)."""
         own = self.options.get(name)
         if own is None:
             return []
-        return list(own) if isinstance(own, (list, tuple)) else [own]
+        return list(own) if _is_list(own) else [own]
 
     def __repr__(self) -> str:
         return f"<Route {self.method} {self.url}>"
@@ -128,7 +143,7 @@ def check_route_options(options: dict[str, Any]) -> None:
     for method in methods:
         if method not in SUPPORTED_METHODS:
             raise RouteMethodNotSupportedError(method)
-    schema = options.get("schema")
+    schema: dict[str, Any] | None = options.get("schema")
     if schema is not None and not isinstance(schema, dict):
         raise TypeError(f"The schema of route {','.join(methods)}:{url} must be a dict")
     if schema:
@@ -154,7 +169,7 @@ def check_route_options(options: dict[str, Any]) -> None:
         hooks = options.get(name)
         if hooks is None:
             continue
-        for hook in hooks if isinstance(hooks, (list, tuple)) else [hooks]:
+        for hook in hooks if _is_list(hooks) else [hooks]:
             check_hook(name, hook)
     error_handler = options.get("error_handler")
     if error_handler is not None and not callable(error_handler):
@@ -188,14 +203,17 @@ def check_path_syntax(url: str) -> None:
         raise RoutePathSyntaxError(url, fixed)
 
 
-def shortcut_options(method: str | list[str], path: str, options: Any, handler: Any,
-                     extra: dict[str, Any]) -> dict[str, Any]:
+def shortcut_options(method: str | list[str], path: str, options: dict[str, Any] | Callable[..., Any] | None,
+                     handler: Callable[..., Any] | None, extra: dict[str, Any]) -> dict[str, Any]:
     """Merge the ``(path, handler)``, ``(path, options, handler)`` and keyword forms."""
     if callable(options) and handler is None:
         handler, options = options, None
-    if options is not None and not isinstance(options, dict):
+    if options is None:
+        merged: dict[str, Any] = {}
+    elif _is_options(options):
+        merged = dict(options)
+    else:
         raise TypeError("Options for a route must be a dict")
-    merged = dict(options or {})
     merged.update(extra)
     if handler is not None:
         if merged.get("handler") is not None:
@@ -206,7 +224,8 @@ def shortcut_options(method: str | list[str], path: str, options: Any, handler: 
     return merged
 
 
-def normalize_methods(method: Any) -> list[str]:
+def normalize_methods(method: str | Iterable[str]) -> list[str]:
+    """``"get"`` or ``["get", "post"]`` -> ``["GET"]`` or ``["GET", "POST"]``."""
     methods = [method] if isinstance(method, str) else list(method)
     return [m.upper() for m in methods]
 
@@ -228,10 +247,10 @@ def apply_types(options: dict[str, Any]) -> None:
     build dataclass and other instances from the validated data).
     """
     from .typeschema import is_python_type, schema_of
-    schema = options.get("schema")
-    if schema is not None and not isinstance(schema, dict):
+    declared: dict[str, Any] | None = options.get("schema")
+    if declared is not None and not isinstance(declared, dict):
         return  # refused by check_route_options
-    schema = dict(schema or {})
+    schema = dict(declared or {})
     types: dict[str, tuple[Any, str]] = {}
 
     def convert(value: Any, where: str) -> Any:
@@ -244,7 +263,7 @@ def apply_types(options: dict[str, Any]) -> None:
         if key in schema and is_python_type(schema[key]):
             types[part] = (schema[key], "schema")
             schema[key] = convert(schema[key], f"schema.{key}")
-    response = schema.get("response")
+    response: dict[int | str, Any] | None = schema.get("response")
     if isinstance(response, dict):
         response = schema["response"] = dict(response)
         for status, value in response.items():
@@ -259,7 +278,7 @@ def apply_types(options: dict[str, Any]) -> None:
             types[part] = (tp, "annotation")
             schema[part] = convert(tp, f"the handler's Request[...] ({part})")
     if return_type is not None:
-        responses = schema.get("response") or {}
+        responses: dict[int | str, Any] = schema.get("response") or {}
         if not any(str(status) in ("200", "2xx", "default") for status in responses):
             try:
                 derived = schema_of(return_type)
@@ -324,20 +343,26 @@ def request_type_arguments(annotation: Any) -> tuple[Any, ...]:
     from .request import Request
     untyped: tuple[Any, ...] = (None,) * len(REQUEST_TYPE_PARTS)
     cls = get_origin(annotation) or annotation
-    if not (isinstance(cls, type) and issubclass(cls, Request)):
+    if not _is_request_class(cls):
         return untyped
     arguments = _bind(cls, get_args(annotation))
     while cls is not Request:
         for base in cls.__dict__.get("__orig_bases__", ()):
             origin = get_origin(base)
-            if isinstance(origin, type) and issubclass(origin, Request):
+            if _is_request_class(origin):
                 arguments = _bind(origin, tuple(arguments.get(arg, arg) for arg in get_args(base)))
                 cls = origin
                 break
         else:
-            cls = next(base for base in cls.__mro__[1:] if issubclass(base, Request))
+            cls = next(base for base in cls.__mro__[1:] if _is_request_class(base))
             arguments = {}
     return tuple(_typed(arguments.get(parameter), parameter) for parameter in getattr(Request, "__parameters__"))
+
+
+def _is_request_class(value: Any) -> "TypeGuard[type[Request[Any, Any, Any, Any]]]":
+    """Whether ``value`` is ``Request`` or a subclass of it."""
+    from .request import Request
+    return isinstance(value, type) and issubclass(value, Request)
 
 
 def _bind(cls: type, args: tuple[Any, ...]) -> dict[Any, Any]:
