@@ -56,11 +56,15 @@ import uuid
 from collections import abc
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Protocol, Union
 
 import typing_extensions
+from typing_extensions import TypeGuard
 
 from .errors import TypeSchemaError
+
+if TYPE_CHECKING:
+    import msgspec
 
 __all__ = ["schema_of", "builder_of", "is_python_type", "TypeSchemaError"]
 
@@ -149,12 +153,26 @@ def _is_dataclass(tp: Any) -> bool:
     return isinstance(tp, type) and dataclasses.is_dataclass(tp)
 
 
-def _is_msgspec_struct(tp: Any) -> bool:
+def _is_enum(tp: Any) -> TypeGuard[type[enum.Enum]]:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _is_msgspec_struct(tp: Any) -> TypeGuard[type[msgspec.Struct]]:
     msgspec = sys.modules.get("msgspec")
     return msgspec is not None and isinstance(tp, type) and issubclass(tp, msgspec.Struct)
 
 
-def _is_pydantic_model(tp: Any) -> bool:
+class _PydanticModel(Protocol):
+    """What is used of a pydantic ``BaseModel`` class (pydantic is never imported here)."""
+
+    @classmethod
+    def model_json_schema(cls) -> dict[str, Any]: ...
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> Any: ...
+
+
+def _is_pydantic_model(tp: Any) -> TypeGuard[type[_PydanticModel]]:
     return isinstance(tp, type) and callable(getattr(tp, "model_json_schema", None)) \
         and callable(getattr(tp, "model_validate", None))
 
@@ -245,7 +263,7 @@ class _Converter:
         return _is_typeddict(tp) or _is_dataclass(tp)
 
     def _children(self, tp: Any) -> list[Any]:
-        tp, metadata = _unwrap(tp)
+        tp, _ = _unwrap(tp)
         if self._named(tp):
             hints = _hints(tp)
             if _is_dataclass(tp):
@@ -305,7 +323,7 @@ class _Converter:
             return _enum_schema(values)
         if _is_union(origin):
             return self.union(args)
-        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        if _is_enum(tp):
             schema = _enum_schema([member.value for member in tp])
             doc = _own_doc(tp)
             return {**schema, "description": doc} if doc else schema
@@ -330,7 +348,8 @@ class _Converter:
         if all(set(member) == {"type"} for member in members):
             kinds: list[str] = []
             for member in members:
-                for kind in member["type"] if isinstance(member["type"], list) else [member["type"]]:
+                kind_or_kinds: str | list[str] = member["type"]
+                for kind in kind_or_kinds if isinstance(kind_or_kinds, list) else [kind_or_kinds]:
                     if kind not in kinds:
                         kinds.append(kind)
             return {"type": kinds}
@@ -400,16 +419,30 @@ def _local_definitions(schema: Schema) -> Schema:
     """msgspec's and pydantic's exports keep shared parts in ``$defs`` (2020-12):
     draft 7 keeps them in ``definitions``."""
     def rewrite(node: Any) -> Any:
-        if isinstance(node, dict):
+        if _is_object(node):
             out = {("definitions" if key == "$defs" else key): rewrite(value) for key, value in node.items()}
             ref = out.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 out["$ref"] = "#/definitions/" + ref[len("#/$defs/"):]
             return out
-        if isinstance(node, list):
+        if _is_array(node):
             return [rewrite(item) for item in node]
         return node
-    return typing.cast(Schema, rewrite(schema))
+    rewritten: Schema = rewrite(schema)
+    return rewritten
+
+
+# JSON values are Any: these narrow them (isinstance() would make them dict[Unknown, Unknown]).
+def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
+def _is_array(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
+
+
+def _is_pattern(value: Any) -> TypeGuard[re.Pattern[Any]]:
+    return isinstance(value, re.Pattern)
 
 
 _BOUNDS = (("gt", "exclusiveMinimum"), ("ge", "minimum"), ("lt", "exclusiveMaximum"), ("le", "maximum"))
@@ -419,12 +452,11 @@ def _constrain(schema: Schema, item: Any, tp: Any) -> Schema:
     """``schema`` with one ``Annotated`` metadata item applied."""
     if isinstance(item, dict):
         return {**schema, **item}
-    if isinstance(item, re.Pattern):
+    if _is_pattern(item):
         return {**schema, "pattern": item.pattern}
-    kind = type(item)
-    if kind.__module__ != "annotated_types" and kind.__name__ != "Doc":
+    name = type(item).__name__
+    if type(item).__module__ != "annotated_types" and name != "Doc":
         return schema  # metadata for someone else (Annotated's rule)
-    name = kind.__name__
     if name == "Doc":
         return {**schema, "description": item.documentation}
     if name in ("Gt", "Ge", "Lt", "Le", "Interval"):
@@ -459,13 +491,13 @@ def _builder(tp: Any, building: set[Any]) -> Build | None:
     args = typing_extensions.get_args(tp)
     if origin is typing.Literal or origin is typing_extensions.Literal or tp is Any or tp is object:
         return None
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+    if _is_enum(tp):
         return tp
     if _is_msgspec_struct(tp):
         import msgspec
         return lambda value: msgspec.convert(value, tp)
     if _is_pydantic_model(tp):
-        return typing.cast(Build, tp.model_validate)
+        return tp.model_validate
     if _is_union(origin):
         return _union_builder(args, building)
     if _is_typeddict(tp) or _is_dataclass(tp):
