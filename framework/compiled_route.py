@@ -22,10 +22,13 @@ from .serialization import compile_serializer
 
 if TYPE_CHECKING:
     from .context import Context
+    from .reply import Reply
+    from .request import Request
     from .route import Route
     from .state import AppState
 
-Step = Callable[[Any, Any], None]
+#: One step before the handler: ``step(request, reply)``; it may send the reply.
+Step = Callable[["Request", "Reply"], None]
 #: Request hooks run by a ``HookPhase``, which runs a coroutine they return at run time.
 _PHASE_HOOKS = frozenset(("on_request", "pre_parsing", "pre_validation", "pre_handler"))
 

@@ -18,7 +18,7 @@ import logging
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypedDict, TypeVar, cast, overload
 
 from typing_extensions import Self
 
@@ -86,6 +86,18 @@ class RouteShortcut:
         if context is None:
             return self
         return cast("Shortcut[Context]", partial(context.shortcut, self.method))
+
+
+class FoundRoute(TypedDict):
+    """What :meth:`Context.find_route` returns (a plain dict)."""
+
+    method: str
+    url: str
+    #: The declared path's parameter names, in order (``*`` for the wildcard).
+    params: list[str]
+    handler: Handler
+    #: The route's options as declared (``schema``, ``config``, hooks...).
+    options: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -283,7 +295,7 @@ class Context:
         included; ``/users/:id`` matches ``/users/:name``). ``has_route({"method": ..., "url": ...})`` works too."""
         return self.find_route(method, url) is not None
 
-    def find_route(self, method: str | dict[str, str], url: str | None = None) -> dict[str, Any] | None:
+    def find_route(self, method: str | dict[str, str], url: str | None = None) -> FoundRoute | None:
         """The route of ``method`` declared with ``url``: ``{"method", "url", "params"
         (parameter names), "handler", "options"}``, or ``None``. The URL is a declared
         path, not a request to match (``/users/42`` does not find ``/users/:id``)."""
@@ -457,7 +469,7 @@ class Context:
         (which returns the decorator)."""
         merged = shortcut_options(method, path, options, handler, extra)
         if merged.get("handler") is None:
-            return _RouteDecorator(self, merged, self._state.pending_route_decorators)
+            return RouteDecorator(self, merged, self._state.pending_route_decorators)
         self.route(**merged)
         return self
 
@@ -502,16 +514,19 @@ class Context:
         return [route for context in contexts for route in context._routes]
 
 
-class _RouteDecorator:
-    """What ``@app.get(path, ...)`` returns: declares the route with the decorated function."""
+class RouteDecorator:
+    """What ``@app.get(path, ...)`` returns: declares the route with the decorated function,
+    which it returns unchanged. Until then it waits in ``pending`` (``ready()`` refuses a
+    route decorator that never got its function)."""
 
-    def __init__(self, context: Context, options: dict[str, Any], pending: list[Any]) -> None:
+    def __init__(self, context: Context, options: dict[str, Any], pending: list["RouteDecorator"]) -> None:
         self.context = context
         self.options = options
         self.pending = pending
         pending.append(self)
 
     def __call__(self, handler: HandlerT) -> HandlerT:
+        """Declare the route with ``handler``; return ``handler``."""
         self.pending.remove(self)
         self.context.route(**dict(self.options, handler=handler))
         return handler

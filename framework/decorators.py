@@ -52,10 +52,13 @@ class Decorators:
                          "reply": frozenset(dir(Reply)) | Reply.RESERVED}
 
     def child(self) -> "Decorators":
+        """The decorators of a child context (which sees these)."""
         return Decorators(self, self.reserved["instance"])
 
     def add(self, kind: Kind, name: str, value: Any, dependencies: list[str] | None, started: bool,
             owner: str = "") -> None:
+        """Add decorator ``name`` of ``kind`` (checked: not after start, not reserved, not
+        twice in one context, no mutable request/reply value, dependencies present)."""
         if started:
             raise DecoratorAfterStartError(name)
         if not isinstance(name, str) or not name.isidentifier():
@@ -77,6 +80,7 @@ class Decorators:
         self.owners[(kind, name)] = owner
 
     def has(self, kind: Kind, name: str) -> bool:
+        """Whether decorator ``name`` of ``kind`` is visible here (here or in an ancestor)."""
         decorators: Decorators | None = self
         while decorators is not None:
             if name in decorators.own[kind]:

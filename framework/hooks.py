@@ -42,6 +42,7 @@ ALL_HOOKS: tuple[HookName, ...] = REQUEST_HOOKS + APPLICATION_HOOKS
 
 
 def check_hook(name: Any, fn: Any) -> None:
+    """Refuse a hook name that is not one (with a suggestion) and a hook that is not callable."""
     if not isinstance(name, str):
         raise HookInvalidTypeError()
     if name not in ALL_HOOKS:
@@ -138,9 +139,11 @@ class Hooks:
         self.owners: dict[str, list[str]] = {}
 
     def child(self) -> "Hooks":
+        """The hooks of a child context (which sees these)."""
         return Hooks(self)
 
     def add(self, name: str, fn: Callable[..., Any], first: bool = False, owner: str = "") -> None:
+        """Add ``fn`` as a ``name`` hook (before this context's others with ``first``), added by plugin ``owner``."""
         check_hook(name, fn)
         own = self.own.setdefault(name, [])
         owners = self.owners.setdefault(name, [])
@@ -152,6 +155,7 @@ class Hooks:
             owners.append(owner)
 
     def own_hooks(self, name: str) -> list[Callable[..., Any]]:
+        """The ``name`` hooks this context added itself."""
         return list(self.own.get(name, ()))
 
     def collect(self, name: str) -> list[Callable[..., Any]]:

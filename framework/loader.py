@@ -80,11 +80,14 @@ def plugin(fn: Any = None, *, name: str | None = None, dependencies: Sequence[st
     return wrap(fn)
 
 
-def plugin_meta(fn: Any) -> PluginMeta | None:
-    return getattr(fn, "__plugin_meta__", None)
+def plugin_meta(fn: object) -> PluginMeta | None:
+    """What ``plugin(...)`` attached to ``fn``, if anything."""
+    meta: PluginMeta | None = getattr(fn, "__plugin_meta__", None)
+    return meta
 
 
-def plugin_name(fn: Any) -> str:
+def plugin_name(fn: object) -> str:
+    """The plugin's name: the one given to ``plugin(...)``, else the function's name."""
     meta = plugin_meta(fn)
     if meta is not None and meta.name:
         return meta.name
@@ -99,11 +102,13 @@ class PluginTree:
         self._stack = [self.root]
 
     def enter(self, name: str) -> None:
+        """A plugin named ``name`` starts loading (under the one loading now)."""
         node: dict[str, Any] = {"name": name, "ms": 0.0, "children": []}
         self._stack[-1]["children"].append(node)
         self._stack.append(node)
 
     def leave(self, elapsed_ms: float) -> None:
+        """The plugin loading now has loaded, in ``elapsed_ms``."""
         self._stack.pop()["ms"] = elapsed_ms
 
     @property
@@ -139,9 +144,11 @@ class PluginQueue:
         self.names: set[str] = set()
 
     def add(self, plugin_fn: Callable[..., Any], opts: dict[str, Any]) -> None:
+        """Queue a plugin with its options."""
         self.pending.append((plugin_fn, opts))
 
     def add_after(self, callback: Callable[["Context"], Any]) -> None:
+        """Queue an ``after()`` callback."""
         self.pending.append((_After(callback), {}))
 
     def has_plugin(self, name: str) -> bool:
@@ -207,7 +214,7 @@ class PluginQueue:
                     raise PluginNotPresentError(decorator, name, label)
 
 
-def _run_named(fn: Callable[..., Any], instance: Any, opts: dict[str, Any], name: str, timeout: float) -> None:
+def _run_named(fn: Callable[..., Any], instance: "Context", opts: dict[str, Any], name: str, timeout: float) -> None:
     try:
         run_plugin_body(fn, instance, opts, timeout)
     except BaseException as error:
@@ -215,7 +222,7 @@ def _run_named(fn: Callable[..., Any], instance: Any, opts: dict[str, Any], name
         raise
 
 
-def run_plugin_body(fn: Callable[..., Any], instance: Any, opts: dict[str, Any],
+def run_plugin_body(fn: Callable[..., Any], instance: "Context", opts: dict[str, Any],
                     timeout: float = PLUGIN_TIMEOUT) -> None:
     """Call a plugin in any of its three forms; raise what it raised or passed to ``done``."""
     if inspect.iscoroutinefunction(fn):

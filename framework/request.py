@@ -140,6 +140,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def method(self) -> str:
+        """The HTTP method (the environ's ``REQUEST_METHOD``)."""
         method: str = self.environ["REQUEST_METHOD"]
         return method
 
@@ -161,11 +162,13 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def path(self) -> str:
+        """The path the request was routed by, without the query string."""
         path: str = self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
         return path
 
     @lazy
     def url(self) -> str:
+        """The path and query string as received."""
         raw: str | None = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
         if raw:
             return raw
@@ -196,6 +199,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def hostname(self) -> str:
+        """The ``Host`` (or the one ``trust_proxy`` lets X-Forwarded-Host name)."""
         if self._route.proxy is None:
             host: str = self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
             return host
@@ -203,6 +207,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def protocol(self) -> str:
+        """``http`` or ``https`` (or the scheme ``trust_proxy`` lets X-Forwarded-Proto name)."""
         if self._route.proxy is None:
             scheme: str = self.environ.get("wsgi.url_scheme", "http")
             return scheme
@@ -210,16 +215,19 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def cookies(self) -> dict[str, str]:
+        """The request's cookies, by name."""
         from werkzeug.http import parse_cookie
         return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
 
     @lazy
     def raw(self) -> "WerkzeugRequest":
+        """A werkzeug ``Request`` over the same environ (built on first use)."""
         from werkzeug.wrappers import Request as WerkzeugRequest
         return WerkzeugRequest(self.environ)
 
     @property
     def route_options(self) -> dict[str, Any]:
+        """The route's options as declared (``config``, ``schema``...)."""
         return self._route.options
 
     @property

@@ -17,7 +17,7 @@ from .validation import ValidatorEngine
 
 if TYPE_CHECKING:
     from .app import Framework
-    from .context import Context
+    from .context import Context, RouteDecorator
     from .error_handling import NotFoundRoutes
     from .proxy import ProxyTrust
     from .route import Route
@@ -53,7 +53,7 @@ class AppState:
         self.not_found_contexts: list[Context] = []
         self.not_found: NotFoundRoutes | None = None
         #: Route decorators (``@app.get(path)``) still waiting for their function.
-        self.pending_route_decorators: list[Any] = []
+        self.pending_route_decorators: list[RouteDecorator] = []
         self.plugin_tree = PluginTree()
         #: Set once ``ready()`` has finished, ``on_ready`` hooks included.
         self.started = False
@@ -66,10 +66,12 @@ class AppState:
         self._engine_lock = threading.Lock()
 
     def check_not_started(self, what: str) -> None:
+        """Refuse ``what`` once the application has started (``InstanceAlreadyStartedError``)."""
         if self.started:
             raise InstanceAlreadyStartedError(f"Cannot {what}!")
 
     def add_route(self, route: "Route") -> None:
+        """Add a declared route to the router and to the application's routes."""
         self.router.add(route.method, route.url, route)
         self.routes.append(route)
 
@@ -85,4 +87,5 @@ class AppState:
     def not_found_handler(self, path: str) -> Callable[..., Any]:
         """The not-found handler answering ``path`` (``reply.call_not_found()``)."""
         assert self.not_found is not None, "not-found routes are built at ready()"
-        return self.not_found.find(path).handler  # type: ignore[no-any-return]
+        handler: Callable[..., Any] = self.not_found.find(path).handler
+        return handler
