@@ -556,7 +556,7 @@ def _union_builder(args: tuple[Any, ...], building: set[Any]) -> Build | None:
 
 
 def _time(value: str) -> datetime.time:
-    return datetime.time.fromisoformat(value[:-1] if value.endswith(("Z", "z")) else value)
+    return datetime.time.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
 
 
 def _datetime(value: str) -> datetime.datetime:
