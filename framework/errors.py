@@ -100,8 +100,8 @@ class SchemaValidationFailure(Exception):
     """Raised by a compiled validator: ``errors`` holds Ajv-shaped error records.
 
     A record is a dict ``{keyword, instance_path, schema_path, params, message}``
-    (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in the seed's
-    wording, ``should be integer``). Input validation (``framework.inputs``) turns this into a
+    (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in English,
+    ``should be integer``). Input validation (``framework.inputs``) turns this into a
     ``ValidationError``.
     """
 

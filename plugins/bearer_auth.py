@@ -2,7 +2,7 @@
 
 ``bearer_auth`` is wrapped with ``plugin(...)``: it guards the routes of the context that
 registers it and of that context's descendants, and nothing else. Register it inside a
-child plugin to keep the other routes public (seed 2.1 rule 5, 5.3)::
+child plugin to keep the other routes public::
 
     from framework import Framework
     from plugins.bearer_auth import bearer_auth
