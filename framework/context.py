@@ -179,6 +179,7 @@ class Context:
 
     @property
     def log(self) -> logging.Logger:
+        """The application's logger (``Framework(logger=...)``), shared by every context."""
         return self._state.logger
 
     @property
@@ -296,12 +297,15 @@ class Context:
         return self
 
     def has_decorator(self, name: str) -> bool:
+        """Whether this context sees an instance decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("instance", name)
 
     def has_request_decorator(self, name: str) -> bool:
+        """Whether this context sees a request decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("request", name)
 
     def has_reply_decorator(self, name: str) -> bool:
+        """Whether this context sees a reply decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("reply", name)
 
     # Hooks.
@@ -332,6 +336,7 @@ class Context:
         return self._schemas.all()
 
     def get_schema(self, schema_id: str) -> dict[str, Any] | None:
+        """The shared schema ``schema_id`` as this context sees it (its own or an ancestor's), or ``None``."""
         return self._schemas.get(schema_id)
 
     # Compilers and handlers: encapsulated like decorators.
@@ -379,6 +384,8 @@ class Context:
         return self
 
     def has_content_type_parser(self, content_type: str) -> bool:
+        """Whether this context has a parser for the media type of ``content_type`` (the built-in
+        ones included; regex and ``*`` parsers are not looked at)."""
         return self._parsers.has(content_type)
 
     # Routes.
@@ -418,6 +425,7 @@ class Context:
         self.route(**merged)
         return self
 
+<<<<<<< HEAD
     #: ``get(path, handler)``, ``get(path, options, handler)``, ``get(path, handler=fn,
     #: **options)``, or ``@get(path, **options)`` above the handler, which it returns unchanged.
     get = RouteShortcut("GET")
@@ -435,6 +443,39 @@ class Context:
     patch = RouteShortcut("PATCH")
     #: As :attr:`get`, for every supported method.
     all = RouteShortcut(list(SUPPORTED_METHODS))
+=======
+    def get(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """``get(path, handler)``, ``get(path, options, handler)``, or ``@get(path, **options)``."""
+        return self._shortcut("GET", path, options, handler, kw)
+
+    def head(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare a HEAD route: the forms of :meth:`get`."""
+        return self._shortcut("HEAD", path, options, handler, kw)
+
+    def post(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare a POST route: the forms of :meth:`get`."""
+        return self._shortcut("POST", path, options, handler, kw)
+
+    def put(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare a PUT route: the forms of :meth:`get`."""
+        return self._shortcut("PUT", path, options, handler, kw)
+
+    def delete(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare a DELETE route: the forms of :meth:`get`."""
+        return self._shortcut("DELETE", path, options, handler, kw)
+
+    def options(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare an OPTIONS route: the forms of :meth:`get`."""
+        return self._shortcut("OPTIONS", path, options, handler, kw)
+
+    def patch(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare a PATCH route: the forms of :meth:`get`."""
+        return self._shortcut("PATCH", path, options, handler, kw)
+
+    def all(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
+        """Declare the route for every supported method."""
+        return self._shortcut(list(SUPPORTED_METHODS), path, options, handler, kw)
+>>>>>>> apidocs
 
     def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
         """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,

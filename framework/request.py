@@ -129,6 +129,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def method(self) -> str:
+        """The HTTP method (``REQUEST_METHOD``)."""
         method: str = self.environ["REQUEST_METHOD"]
         return method
 
@@ -150,11 +151,14 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def path(self) -> str:
+        """The path, percent-decoded and read as UTF-8, without the query string (``/`` when empty)."""
         path: str = self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
         return path
 
     @lazy
     def url(self) -> str:
+        """The path and query string as the client sent them (rebuilt from the environ when the
+        server does not give the raw URI)."""
         raw = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
         if raw:
             return raw
@@ -185,6 +189,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def hostname(self) -> str:
+        """The ``Host`` header (else ``SERVER_NAME``), or the forwarded host ``trust_proxy`` allows."""
         if self._route.proxy is None:
             host: str = self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
             return host
@@ -192,6 +197,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def protocol(self) -> str:
+        """``http`` or ``https``: the WSGI URL scheme, or the forwarded one ``trust_proxy`` allows."""
         if self._route.proxy is None:
             scheme: str = self.environ.get("wsgi.url_scheme", "http")
             return scheme
@@ -199,20 +205,24 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def cookies(self) -> dict[str, str]:
+        """The ``Cookie`` header's cookies, by name."""
         from werkzeug.http import parse_cookie
         return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
 
     @lazy
     def raw(self) -> "WerkzeugRequest":
+        """A werkzeug ``Request`` over the same environ (forms, files, everything werkzeug parses)."""
         from werkzeug.wrappers import Request as WerkzeugRequest
         return WerkzeugRequest(self.environ)
 
     @property
     def route_options(self) -> dict[str, Any]:
+        """The options the route was declared with (``url``, ``method``, ``schema``, ``config``...)."""
         return self._route.options
 
     @property
     def server(self) -> Any:
+        """The context that declared the route."""
         return self._route.context
 
     @lazy
