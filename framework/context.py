@@ -425,7 +425,6 @@ class Context:
         self.route(**merged)
         return self
 
-<<<<<<< HEAD
     #: ``get(path, handler)``, ``get(path, options, handler)``, ``get(path, handler=fn,
     #: **options)``, or ``@get(path, **options)`` above the handler, which it returns unchanged.
     get = RouteShortcut("GET")
@@ -443,39 +442,6 @@ class Context:
     patch = RouteShortcut("PATCH")
     #: As :attr:`get`, for every supported method.
     all = RouteShortcut(list(SUPPORTED_METHODS))
-=======
-    def get(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """``get(path, handler)``, ``get(path, options, handler)``, or ``@get(path, **options)``."""
-        return self._shortcut("GET", path, options, handler, kw)
-
-    def head(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare a HEAD route: the forms of :meth:`get`."""
-        return self._shortcut("HEAD", path, options, handler, kw)
-
-    def post(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare a POST route: the forms of :meth:`get`."""
-        return self._shortcut("POST", path, options, handler, kw)
-
-    def put(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare a PUT route: the forms of :meth:`get`."""
-        return self._shortcut("PUT", path, options, handler, kw)
-
-    def delete(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare a DELETE route: the forms of :meth:`get`."""
-        return self._shortcut("DELETE", path, options, handler, kw)
-
-    def options(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare an OPTIONS route: the forms of :meth:`get`."""
-        return self._shortcut("OPTIONS", path, options, handler, kw)
-
-    def patch(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare a PATCH route: the forms of :meth:`get`."""
-        return self._shortcut("PATCH", path, options, handler, kw)
-
-    def all(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare the route for every supported method."""
-        return self._shortcut(list(SUPPORTED_METHODS), path, options, handler, kw)
->>>>>>> apidocs
 
     def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
         """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,

@@ -5,32 +5,26 @@ Wherever a route accepts a JSON Schema (``body``, ``querystring``, ``params``,
 converts it once, when the route is declared; the result is compiled like any
 hand-written schema, so a typed route costs nothing more per request.
 
-=============================================  ============================================
-Python                                         JSON Schema
-=============================================  ============================================
-``str``, ``int``, ``float``, ``bool``, ``None``  ``{"type": "string"}``... ``{"type": "null"}``
-``Any``, ``object``                            ``{}``
-``Literal["a", "b"]``, an ``enum.Enum``        ``{"type": "string", "enum": ["a", "b"]}``
-``X | None``, ``Union[X, Y]``                  ``{"type": [X, "null"]}`` for plain types, else
-                                               ``{"anyOf": [...]}``
-``list[X]``, ``Sequence[X]``                   ``{"type": "array", "items": X}``
-``set[X]``, ``frozenset[X]``                   the same, with ``"uniqueItems": true``
-``tuple[X, Y]`` / ``tuple[X, ...]``            ``items`` as a list (with ``minItems`` and
-                                               ``maxItems``) / ``items: X``
-``dict[str, X]``, ``Mapping[str, X]``          ``{"type": "object", "additionalProperties": X}``
-``TypedDict``                                  ``properties``, ``required`` from
-                                               ``Required``/``NotRequired`` and ``total``
-``@dataclass``                                 ``properties``, ``required`` for fields without a
-                                               default, JSON defaults as ``default``
-``datetime``, ``date``, ``time``, ``UUID``     ``{"type": "string", "format": "date-time"}``...
-``Decimal``                                    ``{"type": "number"}``
-``Annotated[X, ...]``                          X with the constraints of annotated-types
-                                               (``Ge``, ``Gt``, ``Le``, ``Lt``, ``MultipleOf``,
-                                               ``MinLen``, ``MaxLen``, ``Len``, ``Interval``),
-                                               a compiled ``re.Pattern`` (``pattern``), ``Doc``
-                                               (``description``) or a dict merged in as is
-a msgspec ``Struct``, a pydantic ``BaseModel``  their own JSON Schema export
-=============================================  ============================================
+- ``str``, ``int``, ``float``, ``bool``, ``None``: ``{"type": "string"}`` ... ``{"type": "null"}``;
+  ``Any`` and ``object``: ``{}``.
+- ``Literal["a", "b"]`` and an ``enum.Enum``: ``{"type": "string", "enum": ["a", "b"]}`` (the
+  ``type`` lets query strings and headers coerce).
+- ``X | None`` and ``Union[X, Y]``: ``{"type": [X, "null"]}`` for plain types, else ``anyOf``.
+- ``list[X]``, ``Sequence[X]``: ``{"type": "array", "items": X}``; ``set[X]`` and
+  ``frozenset[X]`` add ``"uniqueItems": true``; ``tuple[X, Y]`` gives ``items`` as a list with
+  ``minItems`` and ``maxItems``, ``tuple[X, ...]`` gives ``items: X``.
+- ``dict[str, X]``, ``Mapping[str, X]``: ``{"type": "object", "additionalProperties": X}``.
+- ``TypedDict``: ``properties``, and ``required`` from ``total``, ``Required`` and
+  ``NotRequired``.
+- ``@dataclass``: ``properties``, ``required`` for the fields without a default, and JSON
+  defaults as ``default``.
+- ``datetime``, ``date``, ``time``, ``UUID``: strings of the formats ``date-time``, ``date``,
+  ``time``, ``uuid``; ``Decimal``: ``{"type": "number"}``.
+- ``Annotated[X, ...]``: X with the constraints of annotated-types (``Ge``, ``Gt``, ``Le``,
+  ``Lt``, ``Interval``, ``MultipleOf``, ``MinLen``, ``MaxLen``, ``Len``), a compiled
+  ``re.Pattern`` (``pattern``), ``Doc`` (``description``), or a dict merged in as is. Other
+  metadata is someone else's and left alone.
+- A msgspec ``Struct`` or a pydantic ``BaseModel``: their own JSON Schema export.
 
 A class's docstring becomes its ``description``; so does a dataclass field's
 ``metadata["description"]``. A type that refers to itself is placed under
