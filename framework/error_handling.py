@@ -94,8 +94,7 @@ def default_error_handler(error: BaseException, request: "Request", reply: "Repl
     if isinstance(headers, dict):
         reply.headers(headers)  # pyright: ignore[reportUnknownArgumentType]  # any error's own dict attribute
     status = reply.status_code
-    # Request.log is typed LoggerAdapter without its type argument (framework/request.py).
-    log: logging.LoggerAdapter[logging.Logger] = request.log  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    log: logging.LoggerAdapter[logging.Logger] = request.log
     if status >= 500:
         log.error("request %s %r failed: %s", request.method, request.url, describe(error),
                   exc_info=(type(error), error, error.__traceback__), extra=_request_fields(request))

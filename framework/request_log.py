@@ -151,8 +151,7 @@ class LogIncoming:
 
     def __call__(self, request: "Request", reply: "Reply") -> None:
         request.__dict__["_log_started"] = time.perf_counter()
-        # Request.log is typed LoggerAdapter without its type argument (framework/request.py).
-        log = request.log  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        log = request.log
         if log.isEnabledFor(logging.INFO):
             log.info("incoming request", extra={"method": request.method, "url": request.url,
                                                 "remote_address": request.ip})
@@ -163,7 +162,7 @@ class LogIncoming:
 
 def log_completed(request: "Request", reply: "Reply") -> None:
     """An ``on_response`` hook: log "request completed" with the status and the time taken."""
-    log = request.log  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]  # as above
+    log = request.log
     if log.isEnabledFor(logging.INFO):
         started = request.__dict__.get("_log_started")
         elapsed = (time.perf_counter() - started) * 1000 if started is not None else None
