@@ -41,8 +41,8 @@ _match_safe_id = SAFE_REQUEST_ID.fullmatch
 
 #: Fastify's level names, accepted as a route's ``log_level`` (as are ``logging`` levels).
 LEVELS: dict[str, int] = {"trace": 5, "debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING,
-          "warning": logging.WARNING, "error": logging.ERROR, "fatal": logging.CRITICAL,
-          "critical": logging.CRITICAL, "silent": logging.CRITICAL + 10}
+                          "warning": logging.WARNING, "error": logging.ERROR, "fatal": logging.CRITICAL,
+                          "critical": logging.CRITICAL, "silent": logging.CRITICAL + 10}
 
 
 class _IdSource:

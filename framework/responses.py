@@ -38,9 +38,11 @@ class ResponseSerializers:
     __slots__ = ("exact", "by_class", "default")
 
     def __init__(self, exact: dict[int, Entry], by_class: dict[int, Entry], default: Entry | None) -> None:
-        #: By exact status, by status class (``2`` for ``2xx``), and the ``default`` entry.
+        #: The entries of exact statuses (``200``).
         self.exact = exact
+        #: The entries of status classes, by first digit (``2`` for ``"2xx"``).
         self.by_class = by_class
+        #: The ``"default"`` entry (never used for an error payload).
         self.default = default
 
     def __bool__(self) -> bool:

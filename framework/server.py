@@ -79,7 +79,7 @@ def _fail(error: Exception, callback: Callback) -> None:
 
 
 def check_bindable(host: str, port: int) -> None:
-    """Raise :class:`AddressInUseError` when another socket listens on ``host:port``.
+    """Raise :class:`~framework.errors.AddressInUseError` when another socket listens on ``host:port``.
 
     Both servers bind with ``SO_REUSEADDR``, as this check does: a port whose last
     connections linger in TIME_WAIT is free for them, one another process listens on is
