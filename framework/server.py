@@ -107,7 +107,7 @@ def _serve_gunicorn(app: "Framework", host: str, port: int, workers: int, callba
     from gunicorn.app.base import BaseApplication
     master = os.getpid()
 
-    class EmbeddedGunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn has no type information
+    class EmbeddedGunicorn(BaseApplication):  # type: ignore[misc]  # no py.typed in gunicorn: Any to mypy
         def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
