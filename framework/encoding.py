@@ -39,7 +39,8 @@ def default(value: Any) -> Any:
     from decimal import Decimal
 
     if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
+        # JSON items are Any by design; pyright narrows Any to set[Unknown] here.
+        return list(value)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise TypeError(f"Decimal {value} is not a JSON number")
@@ -52,10 +53,11 @@ def default(value: Any) -> Any:
     to_json = getattr(value, "__json__", None)
     if callable(to_json) and not isinstance(value, type):
         return to_json()
+    name = type(value).__name__
     if isinstance(value, Iterator):
-        raise TypeError(f"a {type(value).__name__} inside a JSON reply is not JSON serializable: send the "
+        raise TypeError(f"a {name} inside a JSON reply is not JSON serializable: send the "
                         "iterator itself to stream it, or make it a list (list(...))")
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    raise TypeError(f"{name} is not JSON serializable")
 
 
 def dumps_bytes(value: Any) -> bytes:
@@ -80,9 +82,10 @@ def dumps_bytes(value: Any) -> bytes:
 def _cleaned(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    # JSON values are Any by design; pyright narrows Any to dict[Unknown, Unknown] below.
     if isinstance(value, dict):
-        return {(k if isinstance(k, str) else str(k)): _cleaned(v) for k, v in value.items()
-                if v is not UNDEFINED}
+        return {(k if isinstance(k, str) else str(k)): _cleaned(v)  # pyright: ignore[reportUnknownArgumentType]
+                for k, v in value.items() if v is not UNDEFINED}  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, (list, tuple)):
-        return [None if v is UNDEFINED else _cleaned(v) for v in value]
+        return [None if v is UNDEFINED else _cleaned(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
     return value

@@ -1,7 +1,10 @@
 """``print_routes()`` and ``print_plugins()``: the route and plugin trees as text."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .routing import Router
 
 
 def render_plugins(node: dict[str, Any]) -> str:
@@ -19,7 +22,7 @@ def render_plugins(node: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_routes(router: Any) -> str:
+def render_routes(router: "Router[Any]") -> str:
     """Routes as a tree of path segments, methods in brackets (``(GET, HEAD)``)."""
     tree: dict[str, Any] = {}
     for method, path in router.routes():
