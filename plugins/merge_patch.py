@@ -329,8 +329,8 @@ def merge_patch(engine: ValidatorEngine, opts: Mapping[str, Any] | None = None) 
     before it is compiled; a bad ``$merge``/``$patch`` fails ``ready()`` with a
     :class:`MergePatchError` saying what is wrong. No options.
     """
-    def transform(schema: Schema, shared: Mapping[str, Schema]) -> Any:
-        return expand(schema, shared)  # a schema: an object, or (from a $patch) a boolean
+    def transform(schema: _Json, shared: Mapping[str, _Json]) -> Any:
+        return expand(schema, shared)  # a schema: an object or a boolean
 
     # (add_transform's parameter type still holds a bare ``dict``: partially unknown)
     engine.add_transform(transform)  # pyright: ignore[reportUnknownMemberType]
