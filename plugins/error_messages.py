@@ -537,10 +537,8 @@ def error_messages(engine: ValidatorEngine, opts: Mapping[str, Any] | None = Non
         raise ValueError(f"plugins.error_messages: unknown option(s) {', '.join(sorted(opts))}")
     if not engine.options.get("all_errors"):
         raise ValueError(ALL_ERRORS_REQUIRED)
-    # (the engine's keyword, transform and error processor types still hold a bare
-    # ``dict``/``list``: partially unknown to pyright)
-    engine.add_keyword(KEYWORD)  # pyright: ignore[reportUnknownMemberType]
-    engine.add_keyword(DATA_KEYWORD, _record_data)  # pyright: ignore[reportUnknownMemberType]
+    engine.add_keyword(KEYWORD)
+    engine.add_keyword(DATA_KEYWORD, _record_data)
     # Shared schemas by $id, for errors inside them: the processor only gets the root.
     documents: dict[str, Any] = {}
     cache: dict[int, tuple[Any, int, list[_Site]]] = {}
@@ -565,8 +563,8 @@ def error_messages(engine: ValidatorEngine, opts: Mapping[str, Any] | None = Non
         return apply_error_messages(errors, schema, keep_errors=keep_errors, single_error=single_error,
                                     documents=documents, data=data, sites=cached[2])
 
-    engine.add_transform(check)  # pyright: ignore[reportUnknownMemberType]
-    engine.add_error_processor(process)  # pyright: ignore[reportUnknownMemberType]
+    engine.add_transform(check)
+    engine.add_error_processor(process)
 
 
 def _record_data(data: Any, value: Any, parent: Any) -> bool:

@@ -333,5 +333,4 @@ def merge_patch(engine: ValidatorEngine, opts: Mapping[str, Any] | None = None) 
     def transform(schema: _Json, shared: Mapping[str, _Json]) -> Any:
         return expand(schema, shared)  # a schema: an object or a boolean
 
-    # (add_transform's parameter type still holds a bare ``dict``: partially unknown)
-    engine.add_transform(transform)  # pyright: ignore[reportUnknownMemberType]
+    engine.add_transform(transform)

@@ -192,8 +192,9 @@ def as_mapping(value: Any, path: str) -> Mapping[Any, Any]:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):  # pyright: ignore[reportUnknownArgumentType]
-        # A named tuple, duck-typed (a tuple with ``_asdict``): the checkers cannot see the method.
-        return value._asdict()  # type: ignore[no-any-return]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+        # A named tuple, duck-typed (a tuple with ``_asdict``): the checkers cannot see the
+        # method (this "type: ignore" covers pyright's errors on the line too).
+        return value._asdict()  # type: ignore[no-any-return]
     raise mismatch_error(path)
 
 
