@@ -260,6 +260,7 @@ class BearerVerifier:
         return reply.send(self._error_response(error))
 
     def __call__(self, request: Request, reply: Reply) -> Reply | None:
+        """``None`` for an accepted request; otherwise the refusal, sent on ``reply``."""
         header = request.headers.get("authorization")
         if not header:
             return self._refuse(reply, MissingAuthorizationHeaderError(), None)

@@ -158,6 +158,8 @@ class Cors:
         return origin
 
     def on_request(self, request: Request, reply: Reply) -> Reply | None:
+        """The hook: the ``Access-Control-*`` headers for the request's origin; a preflight
+        is answered here (the reply is returned), any other request goes on (``None``)."""
         _add_vary(reply, "Origin")
         origin = self._resolve(request)
         if origin is False or origin is None:

@@ -60,6 +60,8 @@ def required_error(quoted_name: str) -> SerializationError:
 
 
 def mismatch_error(path: str) -> SerializationError:
+    """``The value of '<path>' does not match schema definition.``: a value the schema at
+    ``path`` cannot shape (not a mapping for an object, not a sequence for an array...)."""
     return SerializationError(f"The value of '{path}' does not match schema definition.")
 
 
