@@ -22,8 +22,8 @@ hand-written schema, so a typed route costs nothing more per request.
   ``time``, ``uuid``; ``Decimal``: ``{"type": "number"}``.
 - ``Annotated[X, ...]``: X with the constraints of annotated-types (``Ge``, ``Gt``, ``Le``,
   ``Lt``, ``Interval``, ``MultipleOf``, ``MinLen``, ``MaxLen``, ``Len``), a compiled
-  ``re.Pattern`` (``pattern``), ``Doc`` (``description``), or a dict merged in as is. Other
-  metadata is someone else's and left alone.
+  ``re.Pattern`` (``pattern``), ``Doc`` (``description``), or :class:`Keywords` (any JSON
+  Schema keywords, merged in as given). Other metadata is someone else's and left alone.
 - A msgspec ``Struct`` or a pydantic ``BaseModel``: their own JSON Schema export.
 
 A class's docstring becomes its ``description``; so does a dataclass field's
@@ -42,13 +42,14 @@ import dataclasses
 import datetime
 import enum
 import inspect
+import json
 import re
 import sys
 import types
 import typing
 import uuid
 from collections import abc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any, Union
 
@@ -56,7 +57,7 @@ import typing_extensions
 
 from .errors import TypeSchemaError
 
-__all__ = ["schema_of", "builder_of", "is_python_type", "TypeSchemaError"]
+__all__ = ["schema_of", "builder_of", "is_python_type", "Keywords", "TypeSchemaError"]
 
 Schema = dict[str, Any]
 Build = Callable[[Any], Any]
@@ -88,6 +89,37 @@ _MAPPINGS: frozenset[Any] = frozenset((dict, abc.Mapping, abc.MutableMapping))
 _REQUIRED_WRAPPERS = frozenset(("Required", "NotRequired", "ReadOnly"))
 
 
+class Keywords(Mapping[str, Any]):
+    """JSON Schema keywords for ``Annotated``: ``Annotated[str, Keywords(format="email")]``,
+    ``Annotated[Point, Keywords({"additionalProperties": False})]``.
+
+    A plain dict works too, except inside a union (``X | None``): Python's typing hashes
+    the members of a union, and a dict cannot be hashed. ``Keywords`` can.
+    """
+
+    def __init__(self, keywords: Mapping[str, Any] | None = None, /, **more: Any) -> None:
+        self._keywords: dict[str, Any] = {**(keywords or {}), **more}
+        self._hash = hash(json.dumps(self._keywords, sort_keys=True, default=repr))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._keywords[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keywords)
+
+    def __len__(self) -> int:
+        return len(self._keywords)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Keywords) and self._keywords == other._keywords
+
+    def __repr__(self) -> str:
+        return f"Keywords({self._keywords!r})"
+
+
 def is_python_type(value: Any) -> bool:
     """Whether a schema slot holds a Python type (to convert) rather than a JSON Schema.
 
@@ -99,12 +131,11 @@ def is_python_type(value: Any) -> bool:
 def schema_of(tp: Any) -> Schema:
     """The JSON Schema (draft 7) of ``tp``.
 
-    >>> from typing import Literal, TypedDict
-    >>> class Item(TypedDict):
-    ...     name: str
-    ...     size: Literal["S", "M"]
-    >>> schema_of(Item)
-    {'type': 'object', 'properties': {'name': {'type': 'string'}, 'size': {'type': 'string', 'enum': ['S', 'M']}}, 'required': ['name', 'size']}
+    >>> from typing import Literal, Optional
+    >>> schema_of(list[Literal["S", "M"]])
+    {'type': 'array', 'items': {'type': 'string', 'enum': ['S', 'M']}}
+    >>> schema_of(Optional[int])
+    {'type': ['integer', 'null']}
     """
     return _Converter(tp).schema()
 
@@ -133,6 +164,16 @@ def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
             tp = tp.__supertype__
         else:
             return tp, metadata
+
+
+def _hashable(tp: Any) -> bool:
+    """Whether ``tp`` can be looked up in a dict: ``list[Annotated[str, {...}]]`` cannot
+    (a dict in its metadata)."""
+    try:
+        hash(tp)
+    except TypeError:
+        return False
+    return True
 
 
 def _is_typeddict(tp: Any) -> bool:
@@ -271,7 +312,7 @@ class _Converter:
 
     def convert(self, tp: Any) -> Schema:
         bare, metadata = _unwrap(tp)
-        if bare in self.recursive:
+        if _hashable(bare) and bare in self.recursive:
             name = self.recursive[bare]
             if name not in self.definitions:
                 self.definitions[name] = {}  # taken: a self-reference below stops here
@@ -312,9 +353,9 @@ class _Converter:
             return _local_definitions(msgspec.json.schema(tp))
         if _is_pydantic_model(tp):
             return _local_definitions(tp.model_json_schema())
-        if origin in _SEQUENCES or tp in _SEQUENCES:
+        if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
             return self.sequence(origin or tp, args)
-        if origin in _MAPPINGS or tp in _MAPPINGS:
+        if origin in _MAPPINGS or (_hashable(tp) and tp in _MAPPINGS):
             return self.mapping(args)
         raise TypeSchemaError(f"{_name(tp)} has no JSON Schema form: use a TypedDict, a dataclass, a JSON type, "
                               "or give a JSON Schema")
@@ -411,7 +452,7 @@ _BOUNDS = (("gt", "exclusiveMinimum"), ("ge", "minimum"), ("lt", "exclusiveMaxim
 
 def _constrain(schema: Schema, item: Any, tp: Any) -> Schema:
     """``schema`` with one ``Annotated`` metadata item applied."""
-    if isinstance(item, dict):
+    if isinstance(item, (dict, Keywords)):
         return {**schema, **item}
     if isinstance(item, re.Pattern):
         return {**schema, "pattern": item.pattern}
@@ -447,7 +488,7 @@ def _constrain(schema: Schema, item: Any, tp: Any) -> Schema:
 
 def _builder(tp: Any, building: set[Any]) -> Build | None:
     tp, _ = _unwrap(tp)
-    if tp in _SCALAR_BUILDERS:
+    if _hashable(tp) and tp in _SCALAR_BUILDERS:
         return _SCALAR_BUILDERS[tp]
     origin = typing_extensions.get_origin(tp)
     args = typing_extensions.get_args(tp)
@@ -476,7 +517,7 @@ def _builder(tp: Any, building: set[Any]) -> Build | None:
         return build
     if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
         return _tuple_builder([_builder(arg, building) for arg in args])
-    if origin in _SEQUENCES or tp in _SEQUENCES:
+    if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
         kind = origin or tp
         container: Build | None = tuple if kind is tuple else frozenset if kind is frozenset else \
             set if kind in _UNIQUE else None
