@@ -34,7 +34,8 @@ def loads(raw: bytes) -> Any:
 def default(value: Any) -> Any:
     """orjson's ``default``: sets and tuples as arrays, dates and times as ISO strings,
     ``Decimal`` as the exact JSON number it writes (``NaN`` and infinities are errors),
-    objects with ``model_dump()`` (pydantic) or ``__json__()`` as what those return."""
+    msgspec structs as ``msgspec.to_builtins`` gives them, objects with ``model_dump()``
+    (pydantic) or ``__json__()`` as what those return."""
     from collections.abc import Iterator  # here, not at the top: edits stay inside default()
     from decimal import Decimal
 
@@ -47,6 +48,9 @@ def default(value: Any) -> Any:
         return orjson.Fragment(str(value))  # str() of a finite Decimal is a JSON number
     if value is not UNDEFINED and hasattr(value, "isoformat"):
         return value.isoformat()
+    if isinstance(getattr(type(value), "__struct_fields__", None), tuple):  # a msgspec Struct
+        import msgspec
+        return msgspec.to_builtins(value)
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump) and not isinstance(value, type):
         return model_dump()

@@ -188,16 +188,38 @@ def key_str(key: Any) -> str:
 
 
 def as_mapping(value: Any, path: str) -> Mapping[Any, Any]:
-    """The mapping an ``object`` schema reads: a Mapping, a dataclass or a named tuple."""
+    """The mapping an ``object`` schema reads: a Mapping, a dataclass, a msgspec ``Struct``,
+    a pydantic model or a named tuple (their fields, read as attributes: nested instances
+    are shaped by their own schemas)."""
     if isinstance(value, Mapping):
         return value  # pyright: ignore[reportUnknownVariableType]  # type arguments unknown
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
+    names = _FIELD_NAMES.get(type(value)) or _field_names(type(value))
+    if names is not None:
+        return {name: getattr(value, name) for name in names}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):  # pyright: ignore[reportUnknownArgumentType]
         # A named tuple, duck-typed (a tuple with ``_asdict``): the checkers cannot see the
         # method (this "type: ignore" covers pyright's errors on the line too).
         return value._asdict()  # type: ignore[no-any-return]
     raise mismatch_error(path)
+
+
+#: Field names by class (classes are application code: the table holds one entry per
+#: model class ever answered).
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass, msgspec ``Struct`` or pydantic model class, else ``None``."""
+    names: tuple[str, ...] | None = None
+    if dataclasses.is_dataclass(kind):
+        names = tuple(field.name for field in dataclasses.fields(kind))
+    elif isinstance(getattr(kind, "__struct_fields__", None), tuple):  # msgspec
+        names = tuple(getattr(kind, "__struct_fields__"))
+    elif isinstance(getattr(kind, "model_fields", None), dict):  # pydantic 2
+        names = tuple(getattr(kind, "model_fields"))
+    if names is not None:
+        _FIELD_NAMES[kind] = names
+    return names
 
 
 def as_list(value: Any, path: str) -> list[Any]:
@@ -242,8 +264,8 @@ def plain(value: Any) -> Any:
         return to_num(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return to_str(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return plain(as_mapping(value, "#"))
+    if not isinstance(value, type) and (_FIELD_NAMES.get(type(value)) or _field_names(type(value))):
+        return plain(as_mapping(value, "#"))  # a dataclass, msgspec Struct or pydantic model
     raise SerializationError(f"The value of type {type(value).__name__} is not JSON serializable.")
 
 
