@@ -489,3 +489,27 @@ def test_msgspec_and_pydantic_bodies_are_built_and_their_replies_serialize() -> 
     assert _answer(app, "GET", "/plain") == (200, {"tag": {"name": "t", "rank": 1},
                                                    "post": {"title": "p", "tags": []}})
 
+
+
+def test_typed_routes_document_as_valid_openapi() -> None:
+    from openapi_spec_validator import validate
+
+    from plugins.openapi import openapi
+
+    app = Framework()
+    app.register(openapi, info={"title": "typed", "version": "1"})
+
+    def tree(request: Request[Node, Page], reply: Reply) -> Node:
+        return request.body
+
+    def stamp(request: Request[Stamp], reply: Reply) -> list[Out]:
+        return []
+
+    app.post("/tree", tree)
+    app.post("/stamps", stamp)
+    app.ready()
+    document = app.openapi()
+    validate(document)
+    parameters = document["paths"]["/tree"]["post"]["parameters"]
+    assert {(p["name"], p["in"]) for p in parameters} == {("limit", "query"), ("sort", "query"), ("flag", "query")}
+    assert set(document["paths"]["/stamps"]["post"]["responses"]) >= {"200", "400"}
