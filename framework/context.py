@@ -203,7 +203,7 @@ class Context:
 
     @property
     def log(self) -> logging.Logger:
-        """The application's logger."""
+        """The application's logger (``Framework(logger=...)``), shared by every context."""
         return self._state.logger
 
     @property
@@ -330,15 +330,15 @@ class Context:
         return self
 
     def has_decorator(self, name: str) -> bool:
-        """Whether instance decorator ``name`` is visible here (added here or in an ancestor)."""
+        """Whether this context sees an instance decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("instance", name)
 
     def has_request_decorator(self, name: str) -> bool:
-        """Whether request decorator ``name`` is visible here."""
+        """Whether this context sees a request decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("request", name)
 
     def has_reply_decorator(self, name: str) -> bool:
-        """Whether reply decorator ``name`` is visible here."""
+        """Whether this context sees a reply decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("reply", name)
 
     # Hooks.
@@ -369,7 +369,7 @@ class Context:
         return self._schemas.all()
 
     def get_schema(self, schema_id: str) -> dict[str, Any] | None:
-        """The shared schema of that ``$id`` visible here, or ``None``."""
+        """The shared schema ``schema_id`` as this context sees it (its own or an ancestor's), or ``None``."""
         return self._schemas.get(schema_id)
 
     # Compilers and handlers: encapsulated like decorators.
@@ -417,7 +417,8 @@ class Context:
         return self
 
     def has_content_type_parser(self, content_type: str) -> bool:
-        """Whether a parser for ``content_type`` is visible here."""
+        """Whether this context has a parser for the media type of ``content_type`` (the built-in
+        ones included; regex and ``*`` parsers are not looked at)."""
         return self._parsers.has(content_type)
 
     # Routes.

@@ -55,7 +55,7 @@ def plugin(fn: Any = None, *, name: str | None = None, dependencies: Sequence[st
 
     Everything such a plugin adds (decorators, hooks, routes, schemas) lands in the
     registering context, and so is seen by that context and its descendants
-    (encapsulation broken, seed rule 6). ``prefix`` is ignored for it.
+    (encapsulation broken, as ``fastify-plugin`` does). ``prefix`` is ignored for it.
     ``encapsulate=True`` keeps a child context but keeps the checks: ``dependencies``
     (plugin names registered in this context or an ancestor) and ``decorators``
     (``{"instance": [...], "request": [...], "reply": [...]}``) must be present, or

@@ -99,7 +99,7 @@ class Reply:
         return self
 
     def headers(self, headers: Mapping[str, Any]) -> Self:
-        """Set each header of ``headers`` (as :meth:`header` does)."""
+        """Set several headers: ``header(name, value)`` for each item of ``headers``."""
         for name, value in headers.items():
             self.header(name, value)
         return self
@@ -122,7 +122,7 @@ class Reply:
         return self.set_cookie(name, "", max_age=0, expires=0, path=path, domain=domain)
 
     def get_header(self, name: str) -> str | list[str] | None:
-        """The value of header ``name`` (a list for one set with several values), or ``None``."""
+        """The value set for header ``name`` (any case; a list for one set with several values), or ``None``."""
         value: str | list[str] | None = self._headers.get(name.lower())
         return value
 
@@ -131,11 +131,11 @@ class Reply:
         return dict(self._headers)
 
     def has_header(self, name: str) -> bool:
-        """Whether header ``name`` is set."""
+        """Whether header ``name`` (any case) is set."""
         return name.lower() in self._headers
 
     def remove_header(self, name: str) -> Self:
-        """Unset header ``name``."""
+        """Unset header ``name`` (any case), if it is set."""
         self._headers.pop(name.lower(), None)
         return self
 

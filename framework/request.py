@@ -140,7 +140,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def method(self) -> str:
-        """The HTTP method (the environ's ``REQUEST_METHOD``)."""
+        """The HTTP method (``REQUEST_METHOD``)."""
         method: str = self.environ["REQUEST_METHOD"]
         return method
 
@@ -162,13 +162,14 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def path(self) -> str:
-        """The path the request was routed by, without the query string."""
+        """The path, percent-decoded and read as UTF-8, without the query string (``/`` when empty)."""
         path: str = self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
         return path
 
     @lazy
     def url(self) -> str:
-        """The path and query string as received."""
+        """The path and query string as the client sent them (rebuilt from the environ when the
+        server does not give the raw URI)."""
         raw: str | None = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
         if raw:
             return raw
@@ -199,7 +200,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def hostname(self) -> str:
-        """The ``Host`` (or the one ``trust_proxy`` lets X-Forwarded-Host name)."""
+        """The ``Host`` header (else ``SERVER_NAME``), or the forwarded host ``trust_proxy`` allows."""
         if self._route.proxy is None:
             host: str = self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
             return host
@@ -207,7 +208,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def protocol(self) -> str:
-        """``http`` or ``https`` (or the scheme ``trust_proxy`` lets X-Forwarded-Proto name)."""
+        """``http`` or ``https``: the WSGI URL scheme, or the forwarded one ``trust_proxy`` allows."""
         if self._route.proxy is None:
             scheme: str = self.environ.get("wsgi.url_scheme", "http")
             return scheme
@@ -215,19 +216,19 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
 
     @lazy
     def cookies(self) -> dict[str, str]:
-        """The request's cookies, by name."""
+        """The ``Cookie`` header's cookies, by name."""
         from werkzeug.http import parse_cookie
         return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
 
     @lazy
     def raw(self) -> "WerkzeugRequest":
-        """A werkzeug ``Request`` over the same environ (built on first use)."""
+        """A werkzeug ``Request`` over the same environ (forms, files, everything werkzeug parses)."""
         from werkzeug.wrappers import Request as WerkzeugRequest
         return WerkzeugRequest(self.environ)
 
     @property
     def route_options(self) -> dict[str, Any]:
-        """The route's options as declared (``config``, ``schema``...)."""
+        """The options the route was declared with (``url``, ``method``, ``schema``, ``config``...)."""
         return self._route.options
 
     @property

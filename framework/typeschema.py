@@ -5,32 +5,26 @@ Wherever a route accepts a JSON Schema (``body``, ``querystring``, ``params``,
 converts it once, when the route is declared; the result is compiled like any
 hand-written schema, so a typed route costs nothing more per request.
 
-=============================================  ============================================
-Python                                         JSON Schema
-=============================================  ============================================
-``str``, ``int``, ``float``, ``bool``, ``None``  ``{"type": "string"}``... ``{"type": "null"}``
-``Any``, ``object``                            ``{}``
-``Literal["a", "b"]``, an ``enum.Enum``        ``{"type": "string", "enum": ["a", "b"]}``
-``X | None``, ``Union[X, Y]``                  ``{"type": [X, "null"]}`` for plain types, else
-                                               ``{"anyOf": [...]}``
-``list[X]``, ``Sequence[X]``                   ``{"type": "array", "items": X}``
-``set[X]``, ``frozenset[X]``                   the same, with ``"uniqueItems": true``
-``tuple[X, Y]`` / ``tuple[X, ...]``            ``items`` as a list (with ``minItems`` and
-                                               ``maxItems``) / ``items: X``
-``dict[str, X]``, ``Mapping[str, X]``          ``{"type": "object", "additionalProperties": X}``
-``TypedDict``                                  ``properties``, ``required`` from
-                                               ``Required``/``NotRequired`` and ``total``
-``@dataclass``                                 ``properties``, ``required`` for fields without a
-                                               default, JSON defaults as ``default``
-``datetime``, ``date``, ``time``, ``UUID``     ``{"type": "string", "format": "date-time"}``...
-``Decimal``                                    ``{"type": "number"}``
-``Annotated[X, ...]``                          X with the constraints of annotated-types
-                                               (``Ge``, ``Gt``, ``Le``, ``Lt``, ``MultipleOf``,
-                                               ``MinLen``, ``MaxLen``, ``Len``, ``Interval``),
-                                               a compiled ``re.Pattern`` (``pattern``), ``Doc``
-                                               (``description``) or a dict merged in as is
-a msgspec ``Struct``, a pydantic ``BaseModel``  their own JSON Schema export
-=============================================  ============================================
+- ``str``, ``int``, ``float``, ``bool``, ``None``: ``{"type": "string"}`` ... ``{"type": "null"}``;
+  ``Any`` and ``object``: ``{}``.
+- ``Literal["a", "b"]`` and an ``enum.Enum``: ``{"type": "string", "enum": ["a", "b"]}`` (the
+  ``type`` lets query strings and headers coerce).
+- ``X | None`` and ``Union[X, Y]``: ``{"type": [X, "null"]}`` for plain types, else ``anyOf``.
+- ``list[X]``, ``Sequence[X]``: ``{"type": "array", "items": X}``; ``set[X]`` and
+  ``frozenset[X]`` add ``"uniqueItems": true``; ``tuple[X, Y]`` gives ``items`` as a list with
+  ``minItems`` and ``maxItems``, ``tuple[X, ...]`` gives ``items: X``.
+- ``dict[str, X]``, ``Mapping[str, X]``: ``{"type": "object", "additionalProperties": X}``.
+- ``TypedDict``: ``properties``, and ``required`` from ``total``, ``Required`` and
+  ``NotRequired``.
+- ``@dataclass``: ``properties``, ``required`` for the fields without a default, and JSON
+  defaults as ``default``.
+- ``datetime``, ``date``, ``time``, ``UUID``: strings of the formats ``date-time``, ``date``,
+  ``time``, ``uuid``; ``Decimal``: ``{"type": "number"}``.
+- ``Annotated[X, ...]``: X with the constraints of annotated-types (``Ge``, ``Gt``, ``Le``,
+  ``Lt``, ``Interval``, ``MultipleOf``, ``MinLen``, ``MaxLen``, ``Len``), a compiled
+  ``re.Pattern`` (``pattern``), ``Doc`` (``description``), or :class:`Keywords` (any JSON
+  Schema keywords, merged in as given). Other metadata is someone else's and left alone.
+- A msgspec ``Struct`` or a pydantic ``BaseModel``: their own JSON Schema export.
 
 A class's docstring becomes its ``description``; so does a dataclass field's
 ``metadata["description"]``. A type that refers to itself is placed under
@@ -48,13 +42,14 @@ import dataclasses
 import datetime
 import enum
 import inspect
+import json
 import re
 import sys
 import types
 import typing
 import uuid
 from collections import abc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol, Union
 
@@ -66,7 +61,7 @@ from .errors import TypeSchemaError
 if TYPE_CHECKING:
     import msgspec
 
-__all__ = ["schema_of", "builder_of", "is_python_type", "TypeSchemaError"]
+__all__ = ["schema_of", "builder_of", "is_python_type", "Keywords", "TypeSchemaError"]
 
 Schema = dict[str, Any]
 Build = Callable[[Any], Any]
@@ -98,6 +93,37 @@ _MAPPINGS: frozenset[Any] = frozenset((dict, abc.Mapping, abc.MutableMapping))
 _REQUIRED_WRAPPERS = frozenset(("Required", "NotRequired", "ReadOnly"))
 
 
+class Keywords(Mapping[str, Any]):
+    """JSON Schema keywords for ``Annotated``: ``Annotated[str, Keywords(format="email")]``,
+    ``Annotated[Point, Keywords({"additionalProperties": False})]``.
+
+    A plain dict works too, except inside a union (``X | None``): Python's typing hashes
+    the members of a union, and a dict cannot be hashed. ``Keywords`` can.
+    """
+
+    def __init__(self, keywords: Mapping[str, Any] | None = None, /, **more: Any) -> None:
+        self._keywords: dict[str, Any] = {**(keywords or {}), **more}
+        self._hash = hash(json.dumps(self._keywords, sort_keys=True, default=repr))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._keywords[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keywords)
+
+    def __len__(self) -> int:
+        return len(self._keywords)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Keywords) and self._keywords == other._keywords
+
+    def __repr__(self) -> str:
+        return f"Keywords({self._keywords!r})"
+
+
 def is_python_type(value: Any) -> bool:
     """Whether a schema slot holds a Python type (to convert) rather than a JSON Schema.
 
@@ -109,12 +135,11 @@ def is_python_type(value: Any) -> bool:
 def schema_of(tp: Any) -> Schema:
     """The JSON Schema (draft 7) of ``tp``.
 
-    >>> from typing import Literal, TypedDict
-    >>> class Item(TypedDict):
-    ...     name: str
-    ...     size: Literal["S", "M"]
-    >>> schema_of(Item)
-    {'type': 'object', 'properties': {'name': {'type': 'string'}, 'size': {'type': 'string', 'enum': ['S', 'M']}}, 'required': ['name', 'size']}
+    >>> from typing import Literal, Optional
+    >>> schema_of(list[Literal["S", "M"]])
+    {'type': 'array', 'items': {'type': 'string', 'enum': ['S', 'M']}}
+    >>> schema_of(Optional[int])
+    {'type': ['integer', 'null']}
     """
     return _Converter(tp).schema()
 
@@ -143,6 +168,16 @@ def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
             tp = tp.__supertype__
         else:
             return tp, metadata
+
+
+def _hashable(tp: Any) -> bool:
+    """Whether ``tp`` can be looked up in a dict: ``list[Annotated[str, {...}]]`` cannot
+    (a dict in its metadata)."""
+    try:
+        hash(tp)
+    except TypeError:
+        return False
+    return True
 
 
 def _is_typeddict(tp: Any) -> bool:
@@ -295,7 +330,7 @@ class _Converter:
 
     def convert(self, tp: Any) -> Schema:
         bare, metadata = _unwrap(tp)
-        if bare in self.recursive:
+        if _hashable(bare) and bare in self.recursive:
             name = self.recursive[bare]
             if name not in self.definitions:
                 self.definitions[name] = {}  # taken: a self-reference below stops here
@@ -336,9 +371,9 @@ class _Converter:
             return _local_definitions(msgspec.json.schema(tp))
         if _is_pydantic_model(tp):
             return _local_definitions(tp.model_json_schema())
-        if origin in _SEQUENCES or tp in _SEQUENCES:
+        if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
             return self.sequence(origin or tp, args)
-        if origin in _MAPPINGS or tp in _MAPPINGS:
+        if origin in _MAPPINGS or (_hashable(tp) and tp in _MAPPINGS):
             return self.mapping(args)
         raise TypeSchemaError(f"{_name(tp)} has no JSON Schema form: use a TypedDict, a dataclass, a JSON type, "
                               "or give a JSON Schema")
@@ -450,7 +485,7 @@ _BOUNDS = (("gt", "exclusiveMinimum"), ("ge", "minimum"), ("lt", "exclusiveMaxim
 
 def _constrain(schema: Schema, item: Any, tp: Any) -> Schema:
     """``schema`` with one ``Annotated`` metadata item applied."""
-    if isinstance(item, dict):
+    if isinstance(item, (dict, Keywords)):
         return {**schema, **item}
     if _is_pattern(item):
         return {**schema, "pattern": item.pattern}
@@ -485,7 +520,7 @@ def _constrain(schema: Schema, item: Any, tp: Any) -> Schema:
 
 def _builder(tp: Any, building: set[Any]) -> Build | None:
     tp, _ = _unwrap(tp)
-    if tp in _SCALAR_BUILDERS:
+    if _hashable(tp) and tp in _SCALAR_BUILDERS:
         return _SCALAR_BUILDERS[tp]
     origin = typing_extensions.get_origin(tp)
     args = typing_extensions.get_args(tp)
@@ -514,7 +549,7 @@ def _builder(tp: Any, building: set[Any]) -> Build | None:
         return build
     if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
         return _tuple_builder([_builder(arg, building) for arg in args])
-    if origin in _SEQUENCES or tp in _SEQUENCES:
+    if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
         kind = origin or tp
         container: Build | None = tuple if kind is tuple else frozenset if kind is frozenset else \
             set if kind in _UNIQUE else None
@@ -588,7 +623,7 @@ def _union_builder(args: tuple[Any, ...], building: set[Any]) -> Build | None:
 
 
 def _time(value: str) -> datetime.time:
-    return datetime.time.fromisoformat(value[:-1] if value.endswith(("Z", "z")) else value)
+    return datetime.time.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
 
 
 def _datetime(value: str) -> datetime.datetime:

@@ -1,6 +1,6 @@
 """Localized validation messages: ``localize(errors, lang)``.
 
-The validation engine writes its error records in English, in the seed's wording
+The validation engine writes its error records in English
 (``should be integer``, ``should have required property 'name'``). ``localize`` returns
 new records with the ``message`` rewritten in another language, built from each
 record's ``keyword`` and ``params`` (so it works on any Ajv-shaped record, not by
@@ -22,7 +22,7 @@ pass through unchanged; any other keyword gets the generic "should pass "<kw>" k
 validation" text. A record whose ``params`` lack what its message needs keeps its
 message.
 
-Example: an error handler answering validation failures in German (seed 7, note 4)::
+Example: an error handler answering validation failures in German::
 
     from framework import Framework
     from plugins.i18n import localize
@@ -232,7 +232,7 @@ LANGUAGES: tuple[str, ...] = tuple(_TABLES)
 PASSTHROUGH_KEYWORDS = frozenset({"errorMessage"})
 
 
-def _table_for(lang: str) -> dict[str, Formatter]:
+def _table_for(lang: object) -> dict[str, Formatter]:
     if not isinstance(lang, str):
         raise ValueError(f"language must be a string such as 'de', not {lang!r}")
     base = lang.strip().replace("_", "-").split("-", 1)[0].lower()
@@ -271,6 +271,7 @@ def localize(errors: Iterable[Mapping[str, Any]] | None, lang: str = "en") -> li
     """
     table = _table_for(lang)
     localized: list[dict[str, Any]] = []
+    params: Params | None
     for record in errors or ():
         new = dict(record)
         params = record.get("params")
