@@ -24,7 +24,7 @@ hooks in run order with the plugin that added each, validators, serializers, err
 handlers and the not-found handler. ``-H "Name: value"`` (repeatable) adds a request
 header; ``--json`` prints the dict as JSON instead.
 
-``typegen SOURCE...`` prints a module of ``TypedDict``\ s made from JSON Schemas: files,
+``typegen SOURCE...`` prints a module of ``TypedDict`` classes made from JSON Schemas: files,
 directories of ``*.json`` files, or the shared schemas of ``module:app`` (see
 ``framework.typegen``). ``--output FILE``.
 

@@ -15,39 +15,39 @@ contexts are used (an ``$id`` declared with two different schemas is an error). 
 
 How a schema maps to a type:
 
-=============================================  ==========================================
-schema                                         type
-=============================================  ==========================================
-object with ``properties``                     ``class Name(TypedDict)``: keys in
-                                               ``required`` plain, the others
-                                               ``NotRequired[...]``; a ``required`` key
-                                               without a property is ``Any``
-the same, a key that is not a plain            ``Name = TypedDict("Name", {...})`` (the
-identifier (``"a-b"``, ``"class"``,            functional form)
+==============================================  ===========================================
+schema                                          type
+==============================================  ===========================================
+object with ``properties``                      ``class Name(TypedDict)``: keys in
+                                                ``required`` plain, the others
+                                                ``NotRequired[...]``; a ``required`` key
+                                                without a property is ``Any``
+the same, a key that is not a plain             ``Name = TypedDict("Name", {...})`` (the
+identifier (``"a-b"``, ``"class"``,             functional form)
 ``"__x"``, non-ASCII, or a name the module
 uses, such as ``int``)
-object without ``properties``                  ``dict[str, T]``, ``T`` from
-                                               ``additionalProperties`` and
-                                               ``patternProperties`` (else ``Any``)
-``string``, ``integer``, ``number``,           ``str``, ``int``, ``float``, ``bool``,
-``boolean``, ``null``                          ``None``
-``enum``, ``const``                            ``Literal[...]`` (strings, integers,
-                                               booleans; ``None`` as ``| None``; other
-                                               values as their type)
-``type`` lists, ``anyOf``, ``oneOf``           unions (``anyOf``/``oneOf`` win over the
-                                               node's own type when every branch is typed)
-``nullable: true``                             ``| None``
-``array`` with ``items``                       ``list[T]``
-``items`` list with ``additionalItems: false`` ``tuple[T1, T2]`` (else ``list[T1 | T2 |
-                                               ...]``); JSON arrays are lists at run time
+object without ``properties``                   ``dict[str, T]``, ``T`` from
+                                                ``additionalProperties`` and
+                                                ``patternProperties`` (else ``Any``)
+``string``, ``integer``, ``number``,            ``str``, ``int``, ``float``, ``bool``,
+``boolean``, ``null``                           ``None``
+``enum``, ``const``                             ``Literal[...]`` (strings, integers,
+                                                booleans; ``None`` as ``| None``; other
+                                                values as their type)
+``type`` lists, ``anyOf``, ``oneOf``            unions (``anyOf``/``oneOf`` win over the
+                                                node's own type when every branch is typed)
+``nullable: true``                              ``| None``
+``array`` with ``items``                        ``list[T]``
+``items`` list with ``additionalItems: false``  ``tuple[T1, T2]`` (else ``list[T1 | T2 |
+                                                ...]``); JSON arrays are lists at run time
 ``$ref`` (``$id``, ``id#/definitions/x``,       the referenced definition's name
 ``#/definitions/x``, JSON pointers)
-``allOf`` of objects                           one class, the members' properties merged
-                                               (the node's own declaration of a key wins,
-                                               then the first typed one); ``required``
-                                               is the union
-anything else (``not``, ``if``, ...)           ``Any``
-=============================================  ==========================================
+``allOf`` of objects                            one class, the members' properties merged
+                                                (the node's own declaration of a key wins,
+                                                then the first typed one); ``required``
+                                                is the union
+anything else (``not``, ``if``, ...)            ``Any``
+==============================================  ===========================================
 
 Every source schema gets a definition, and so does each of its ``definitions`` /
 ``$defs`` (a schema holding nothing but definitions only when something refers to it),
@@ -331,7 +331,7 @@ def _union_branches(schema: Schema) -> list[Any] | None:
 def _doc(schema: Schema, name: str) -> str | None:
     parts: list[str] = []
     title = schema.get("title")
-    if isinstance(title, str) and title.strip() and _camel(title) != name:
+    if isinstance(title, str) and title.strip() and title.strip() != name:
         parts.append(title.strip())
     description = schema.get("description")
     if isinstance(description, str) and description.strip():
@@ -727,7 +727,7 @@ def typegen(schemas: Mapping[str, Mapping[str, Any]] | Iterable[Mapping[str, Any
     :param schemas: a mapping of each schema's location to the schema (as
         ``app.get_schemas()`` returns them by ``$id``, or :func:`load_sources` by file
         URI: a ``$ref`` may name a schema by either its key or its ``$id``), or an
-        iterable of schemas (each with an ``$id``, or named ``Schema``, ``Schema2``...).
+        iterable of schemas (each with an ``$id``, or named ``Schema1``, ``Schema2``...).
     :param sources: what the header says the module was generated from (default: the
         schemas' keys).
     :returns: the module's source, ending with a newline; the same schemas always give
@@ -860,7 +860,12 @@ def command(sources: Sequence[str], output: str | None = None) -> int:
         with open(output, "w", encoding="utf-8") as file:
             file.write(text)
     else:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.buffer.flush()
+        # UTF-8 whatever the locale: the text is Python source (PEP 3120).
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:
+            sys.stdout.write(text)
+        else:
+            sys.stdout.flush()
+            binary.write(text.encode("utf-8"))
+            binary.flush()
     return 0
