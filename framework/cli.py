@@ -136,7 +136,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 def _typegen(args: argparse.Namespace) -> int:
     from .typegen import command
-    return command(args.sources, args.output)
+    return command(args.sources, args.output, load_app)
 
 
 def add_commands(subcommands: Any) -> None:

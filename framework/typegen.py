@@ -79,13 +79,13 @@ import keyword
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias, Union, cast
 
 from .codegen import comment
-from .errors import UnresolvableRefError
+from .errors import TypegenError, UnresolvableRefError
 from .schemas import RefIndex, base_inside, pointer_tokens, strip_fragment
 
 if TYPE_CHECKING:
@@ -94,10 +94,6 @@ if TYPE_CHECKING:
 __all__ = ["TypegenError", "typegen", "load_sources", "app_schemas", "command"]
 
 Schema: TypeAlias = "dict[str, Any]"
-
-
-class TypegenError(ValueError):
-    """Schemas or sources :func:`typegen` cannot turn into types (the message says why)."""
 
 
 # --------------------------------------------------------------------------- type expressions
@@ -799,19 +795,22 @@ def app_schemas(app: Context) -> dict[str, Schema]:
     return found
 
 
-def load_sources(sources: Sequence[str]) -> dict[str, Schema]:
+def load_sources(sources: Sequence[str],
+                 load_app: Callable[[str], Context] | None = None) -> dict[str, Schema]:
     """The schemas ``SOURCE`` arguments name, in order, by location.
 
     - a file: its JSON, keyed by the file's ``file:`` URI (so that a relative ``$ref``
       such as ``"address.json"`` finds its neighbour);
     - a directory: each of its ``*.json`` files, sorted by name (subdirectories are not
       read);
-    - anything else with a ``:``: ``module:attribute``, an application (or a factory, see
-      :func:`framework.cli.load_app`), readied and closed again; its schemas as
-      :func:`app_schemas` gives them, keyed by ``$id``.
+    - anything else with a ``:``: ``module:attribute``, the application ``load_app``
+      returns for it (the command line passes :func:`framework.cli.load_app`, which
+      also calls a factory), readied and closed again; its schemas as
+      :func:`app_schemas` gives them, keyed by ``$id``. From Python, an application at
+      hand is simpler: ``typegen(app_schemas(app))``.
 
-    :raises TypegenError: for a missing source, an unreadable or invalid JSON file, or a
-        file whose JSON is not an object.
+    :raises TypegenError: for a missing source, an unreadable or invalid JSON file, a
+        file whose JSON is not an object, or ``module:app`` without ``load_app``.
     """
     documents: dict[str, Schema] = {}
     for source in sources:
@@ -823,7 +822,9 @@ def load_sources(sources: Sequence[str]) -> dict[str, Schema]:
         elif path.is_file():
             files = [path]
         elif ":" in source:
-            documents.update(_app_source(source))
+            if load_app is None:
+                raise TypegenError(f"{source!r}: reading an application needs load_app")
+            documents.update(_app_source(load_app(source)))
             continue
         else:
             raise TypegenError(f"{source!r} is neither a file, a directory nor module:app")
@@ -838,9 +839,7 @@ def load_sources(sources: Sequence[str]) -> dict[str, Schema]:
     return documents
 
 
-def _app_source(spec: str) -> dict[str, Schema]:
-    from .cli import load_app
-    app: Context = load_app(spec)
+def _app_source(app: Context) -> dict[str, Schema]:
     app.ready()
     try:
         return app_schemas(app)
@@ -848,11 +847,12 @@ def _app_source(spec: str) -> dict[str, Schema]:
         app.close()
 
 
-def command(sources: Sequence[str], output: str | None = None) -> int:
+def command(sources: Sequence[str], output: str | None, load_app: Callable[[str], Context]) -> int:
     """``python -m framework typegen SOURCE... [--output FILE]``: write the module (UTF-8)
-    to ``output`` or standard output; an error is printed to standard error (status 1)."""
+    to ``output`` or standard output; an error is printed to standard error (status 1).
+    ``load_app``: see :func:`load_sources`."""
     try:
-        text = typegen(load_sources(sources), sources=sources)
+        text = typegen(load_sources(sources, load_app), sources=sources)
     except TypegenError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

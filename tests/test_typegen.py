@@ -26,7 +26,7 @@ import pytest
 import framework
 from conftest import SUPPORT_PATH
 from framework import Framework
-from framework.cli import main
+from framework.cli import load_app, main
 from framework.typegen import TypegenError, app_schemas, load_sources, typegen
 
 _modules = itertools.count(1)
@@ -580,6 +580,9 @@ def test_source_errors(tmp_path):
                             (tmp_path / "empty", "no \\*.json file"), (tmp_path / "missing.json", "neither a file")):
         with pytest.raises(TypegenError, match=message):
             load_sources([str(source)])
+    with pytest.raises(TypegenError, match="needs load_app"):
+        load_sources(["examples.app:app"])
+    assert "item" in load_sources(["examples.app:create_app"], load_app)
 
 
 def test_cli_on_files_and_a_directory(tmp_path):
