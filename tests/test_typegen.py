@@ -444,6 +444,32 @@ def test_hostile_schemas_give_valid_inert_python(monkeypatch):
     assert header == "#   " + repr(EVIL)
 
 
+def test_python_values_are_written_as_the_plain_json_values_they_stand_for():
+    import enum
+
+    class Color(str, enum.Enum):
+        RED = "red"
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Sneaky(str):
+        def __repr__(self):
+            return "__import__('os').system('echo pwned')"
+
+        def __str__(self):
+            return "__import__('os')"
+
+    source = typegen({Sneaky("python"): {"$id": Sneaky("python"), "type": "object", "title": Sneaky("T"),
+                                 "properties": {Sneaky("k"): {"enum": [Color.RED, Level.HIGH, Sneaky("s"), (1, 2)]}},
+                                 "required": (Sneaky("k"),)}}, sources=[Sneaky("s")])
+    assert "system" not in source and "<" not in source
+    check_generated_module(source)
+    module = load(source)
+    assert hints(module.T) == {"k": Literal["red", 3, "s"] | list[Any]}
+    assert module.T.__required_keys__ == {"k"}
+
+
 # --------------------------------------------------------------------------- type checkers
 
 REALISTIC = [
