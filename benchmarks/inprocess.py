@@ -18,7 +18,7 @@ import traceback
 
 from benchmarks import contenders, scenarios
 
-WSGI_CONTENDERS = ("ours", "ours_logged", "handwritten", "falcon", "flask", "bottle")
+WSGI_CONTENDERS = ("ours", "ours_logged", "ours_typed", "ours_dataclass", "handwritten", "falcon", "flask", "bottle")
 
 
 def make_environ(scenario):

@@ -335,7 +335,7 @@ def close_at_exit(app: Framework) -> None:
     forked after ``ready()`` (gunicorn ``--preload``) does not close its parent's
     application: only the process that readied it does (see ``_close_readied``).
     """
-    app._state.ready_pid = os.getpid()
+    app._state.ready_pid = os.getpid()  # pyright: ignore[reportPrivateUsage]  # Framework's own module
     _readied.add(app)
     pid = os.getpid()
     if pid in _exit_hooks_installed:
@@ -349,7 +349,7 @@ def close_at_exit(app: Framework) -> None:
 def _close_readied() -> None:
     pid = os.getpid()
     for app in list(_readied):
-        if app._state.ready_pid == pid:
+        if app._state.ready_pid == pid:  # pyright: ignore[reportPrivateUsage]  # Framework's own module
             try:
                 app.close()
             except Exception:  # an exit path must not raise

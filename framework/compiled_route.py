@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .body import BODY_METHODS, OPTIONAL_BODY_METHODS, BodyParsing
 from .error_handling import default_error_handler
 from .hooks import HookPhase, synchronous
-from .inputs import compile_input_validation
+from .inputs import compile_input_building, compile_input_validation
 from .request_log import EchoRequestId, LogIncoming, log_completed, parse_level
 from .responses import compile_response_serializers, strict_keywords
 from .serialization import compile_serializer
@@ -77,7 +77,7 @@ class CompiledRoute:
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
             scope.parsers)
-        steps: list[Step | None] = [
+        steps: list[Any] = [  # objects whose __call__ is a Step
             EchoRequestId(state.request_id_header) if state.request_id_header else None,
             LogIncoming() if state.request_logging else None,
             HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
@@ -85,6 +85,7 @@ class CompiledRoute:
             body,
             HookPhase("pre_validation", hooks["pre_validation"]) if hooks["pre_validation"] else None,
             validation,
+            compile_input_building(route) if validation is not None else None,
             HookPhase("pre_handler", hooks["pre_handler"]) if hooks["pre_handler"] else None,
         ]
         #: What runs before the handler, in order; each may send the reply, which ends the chain.

@@ -17,7 +17,8 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar, cast, overload
 
 from .content_types import ContentTypeParsers, Parser
 from .decorators import Decorators
@@ -25,7 +26,7 @@ from .hooks import APPLICATION_HOOKS, Hooks
 from .loader import PluginQueue
 from .reply import Reply
 from .request import Request
-from .route import Route, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
+from .route import Route, apply_types, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
 from .routing import join_prefix, normalize_prefix
 from .schemas import SchemaStore
 
@@ -33,7 +34,46 @@ if TYPE_CHECKING:
     from .state import AppState
     from .testing import InjectResponse
 
-Handler = Callable[[Request, Reply], Any]
+#: A route handler: ``handler(request, reply)``. Its own annotations are kept (and may
+#: declare the route's schemas: ``Request[Body, Query, Params, Headers]`` and the return type).
+Handler = Callable[..., Any]
+HandlerT = TypeVar("HandlerT", bound=Handler)
+
+
+class Shortcut(Protocol):
+    """The type of a bound route shortcut (``app.get``, ``app.post``...)."""
+
+    @overload
+    def __call__(self, path: str, options: dict[str, Any] | None = None, *, handler: None = None,
+                 **route_options: Any) -> Callable[[HandlerT], HandlerT]: ...
+
+    @overload
+    def __call__(self, path: str, options: Handler, /) -> "Context": ...
+
+    @overload
+    def __call__(self, path: str, options: dict[str, Any] | None, handler: Handler, /,
+                 **route_options: Any) -> "Context": ...
+
+    @overload
+    def __call__(self, path: str, *, handler: Handler, **route_options: Any) -> "Context": ...
+
+
+class RouteShortcut:
+    """``app.get`` and its siblings: :meth:`Context.route` for one method (or several)."""
+
+    def __init__(self, method: str | list[str]) -> None:
+        self.method = method
+
+    @overload
+    def __get__(self, context: None, owner: type) -> "RouteShortcut": ...
+
+    @overload
+    def __get__(self, context: "Context", owner: type) -> Shortcut: ...
+
+    def __get__(self, context: "Context | None", owner: type) -> "RouteShortcut | Shortcut":
+        if context is None:
+            return self
+        return cast(Shortcut, partial(context.shortcut, self.method))
 
 
 @dataclass(frozen=True)
@@ -67,11 +107,12 @@ class Context:
         self._children: list[Context] = []
         self._routes: list[Route] = []
         # Each concern inherits from the parent's.
-        self._decorators = parent._decorators.child() if parent else Decorators(None, _RESERVED_INSTANCE_NAMES)
-        self._hooks = parent._hooks.child() if parent else Hooks()
-        self._schemas = SchemaStore(parent._schemas if parent else None)
-        self._parsers = ContentTypeParsers(parent._parsers if parent else None)
-        self._plugins = PluginQueue(self, parent._plugins if parent else None, self._spawn)
+        self._decorators: Decorators = (parent._decorators.child() if parent
+                                        else Decorators(None, _RESERVED_INSTANCE_NAMES))
+        self._hooks: Hooks = parent._hooks.child() if parent else Hooks()
+        self._schemas: SchemaStore = SchemaStore(parent._schemas if parent else None)
+        self._parsers: ContentTypeParsers = ContentTypeParsers(parent._parsers if parent else None)
+        self._plugins: PluginQueue = PluginQueue(self, parent._plugins if parent else None, self._spawn)
         # Handlers and compilers: None until set here; the nearest ancestor's applies.
         self._error_handler: Callable[..., Any] | None = None
         self._not_found_handler: Callable[..., Any] | None = None
@@ -105,7 +146,7 @@ class Context:
     def scope(self) -> Scope:
         """What this context's routes see: classes with the visible decorators, parsers,
         shared schemas, compilers, error handlers and hooks."""
-        handlers = []
+        handlers: list[Callable[..., Any]] = []
         context: Context | None = self
         while context is not None:
             if context._error_handler is not None:
@@ -138,6 +179,7 @@ class Context:
 
     @property
     def log(self) -> logging.Logger:
+        """The application's logger (``Framework(logger=...)``), shared by every context."""
         return self._state.logger
 
     @property
@@ -181,7 +223,9 @@ class Context:
         return explain(self._state.app, method, url, headers)
 
     # Plugins.
-    def register(self, plugin_fn: Callable[..., Any], opts: dict[str, Any] | None = None, **options: Any) -> "Context":
+    def register(self, plugin_fn: Callable[..., Any],
+                 opts: dict[str, Any] | Callable[["Context"], dict[str, Any]] | None = None,
+                 **options: Any) -> "Context":
         """Queue a plugin; it loads at ``ready()``, in order, depth first.
 
         ``opts`` and ``options`` merge into the dict handed to the plugin; ``prefix``
@@ -192,7 +236,7 @@ class Context:
             raise TypeError(f"plugin must be a function, instead got a '{type(plugin_fn).__name__}'")
         if callable(opts):
             opts = opts(self)
-        merged = dict(opts or {})
+        merged: dict[str, Any] = dict(opts or {})
         merged.update(options)
         self._plugins.add(plugin_fn, merged)
         return self
@@ -222,9 +266,10 @@ class Context:
         """The route of ``method`` declared with ``url``: ``{"method", "url", "params"
         (parameter names), "handler", "options"}``, or ``None``. The URL is a declared
         path, not a request to match (``/users/42`` does not find ``/users/:id``)."""
-        if isinstance(method, dict):
-            method, url = method["method"], method["url"]
-        found = self._state.router.get(str(method).upper(), url or "/")
+        if not isinstance(method, str):
+            declared = method
+            method, url = declared["method"], declared["url"]
+        found = self._state.router.get(method.upper(), url or "/")
         if found is None:
             return None
         route = found[1]
@@ -252,12 +297,15 @@ class Context:
         return self
 
     def has_decorator(self, name: str) -> bool:
+        """Whether this context sees an instance decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("instance", name)
 
     def has_request_decorator(self, name: str) -> bool:
+        """Whether this context sees a request decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("request", name)
 
     def has_reply_decorator(self, name: str) -> bool:
+        """Whether this context sees a reply decorator ``name`` (its own or an ancestor's)."""
         return self._decorators.has("reply", name)
 
     # Hooks.
@@ -288,6 +336,7 @@ class Context:
         return self._schemas.all()
 
     def get_schema(self, schema_id: str) -> dict[str, Any] | None:
+        """The shared schema ``schema_id`` as this context sees it (its own or an ancestor's), or ``None``."""
         return self._schemas.get(schema_id)
 
     # Compilers and handlers: encapsulated like decorators.
@@ -335,6 +384,8 @@ class Context:
         return self
 
     def has_content_type_parser(self, content_type: str) -> bool:
+        """Whether this context has a parser for the media type of ``content_type`` (the built-in
+        ones included; regex and ``*`` parsers are not looked at)."""
         return self._parsers.has(content_type)
 
     # Routes.
@@ -350,6 +401,7 @@ class Context:
                        handler=handler)
         options["prefix"] = self._prefix
         options.setdefault("config", {})
+        apply_types(options)  # Python types (in schema= or the handler's annotations) to JSON Schema
         for hook in self._hooks.collect("on_route"):
             hook(options)
         options["method"] = normalize_methods(options["method"])
@@ -363,39 +415,33 @@ class Context:
                 self._routes.append(route)
         return self
 
-    def _shortcut(self, method: str | list[str], path: str, options: Any, handler: Any,
-                  extra: dict[str, Any]) -> Any:
+    def shortcut(self, method: str | list[str], path: str, options: Any = None, handler: Any = None,
+                 **extra: Any) -> Any:
+        """What :attr:`get`, :attr:`post`... call: ``shortcut("GET", path, handler)``,
+        ``shortcut("GET", path, options, handler)``, or ``@shortcut("GET", path, **options)``."""
         merged = shortcut_options(method, path, options, handler, extra)
         if merged.get("handler") is None:
             return _RouteDecorator(self, merged, self._state.pending_route_decorators)
         self.route(**merged)
         return self
 
-    def get(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """``get(path, handler)``, ``get(path, options, handler)``, or ``@get(path, **options)``."""
-        return self._shortcut("GET", path, options, handler, kw)
-
-    def head(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("HEAD", path, options, handler, kw)
-
-    def post(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("POST", path, options, handler, kw)
-
-    def put(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("PUT", path, options, handler, kw)
-
-    def delete(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("DELETE", path, options, handler, kw)
-
-    def options(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("OPTIONS", path, options, handler, kw)
-
-    def patch(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        return self._shortcut("PATCH", path, options, handler, kw)
-
-    def all(self, path: str, options: Any = None, handler: Handler | None = None, **kw: Any) -> Any:
-        """Declare the route for every supported method."""
-        return self._shortcut(list(SUPPORTED_METHODS), path, options, handler, kw)
+    #: ``get(path, handler)``, ``get(path, options, handler)``, ``get(path, handler=fn,
+    #: **options)``, or ``@get(path, **options)`` above the handler, which it returns unchanged.
+    get = RouteShortcut("GET")
+    #: As :attr:`get`, for ``HEAD``.
+    head = RouteShortcut("HEAD")
+    #: As :attr:`get`, for ``POST``.
+    post = RouteShortcut("POST")
+    #: As :attr:`get`, for ``PUT``.
+    put = RouteShortcut("PUT")
+    #: As :attr:`get`, for ``DELETE``.
+    delete = RouteShortcut("DELETE")
+    #: As :attr:`get`, for ``OPTIONS``.
+    options = RouteShortcut("OPTIONS")
+    #: As :attr:`get`, for ``PATCH``.
+    patch = RouteShortcut("PATCH")
+    #: As :attr:`get`, for every supported method.
+    all = RouteShortcut(list(SUPPORTED_METHODS))
 
     def mount(self, prefix: str, wsgi_app: Any, **options: Any) -> "Context":
         """Answer ``prefix`` and everything under it with a WSGI application (Flask, Django,
@@ -429,7 +475,7 @@ class _RouteDecorator:
         self.pending = pending
         pending.append(self)
 
-    def __call__(self, handler: Handler) -> Handler:
+    def __call__(self, handler: HandlerT) -> HandlerT:
         self.pending.remove(self)
         self.context.route(**dict(self.options, handler=handler))
         return handler

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import collections.abc
 import types
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from .errors import (DecoratorAfterStartError, DecoratorAlreadyPresentError, DecoratorMissingDependencyError,
                      DecoratorReferenceTypeError, DecoratorReservedError)
@@ -41,8 +41,9 @@ class Decorators:
         self.instance: dict[str, Any] = {}
         base_request = parent.request_class if parent else Request
         base_reply = parent.reply_class if parent else Reply
-        self.request_class: type[Request] = type("Request", (base_request,), {"__module__": Request.__module__})
-        self.reply_class: type[Reply] = type("Reply", (base_reply,), {"__module__": Reply.__module__})
+        self.request_class: type[Request[Any]] = cast("type[Request[Any]]",
+                                  type("Request", (base_request,), {"__module__": Request.__module__}))
+        self.reply_class: type[Reply] = cast("type[Reply]", type("Reply", (base_reply,), {"__module__": Reply.__module__}))
         self.own: dict[str, set[str]] = {"instance": set(), "request": set(), "reply": set()}
         #: ``(kind, name)`` -> the plugin that added it, in the order added (for ``app.explain``).
         self.owners: dict[tuple[str, str], str] = {}
@@ -64,7 +65,7 @@ class Decorators:
         if name in self.own[kind]:
             raise DecoratorAlreadyPresentError(name)
         if kind != "instance" and isinstance(value, _MUTABLE):
-            raise DecoratorReferenceTypeError(name, type(value).__name__)
+            raise DecoratorReferenceTypeError(name, type(value).__name__)  # pyright: ignore[reportUnknownArgumentType]
         for dependency in dependencies or ():
             if not self.has(kind, dependency):
                 raise DecoratorMissingDependencyError(dependency)
@@ -96,7 +97,7 @@ class Decorators:
 
 def _bind(value: Any, instance: Any) -> Any:
     if isinstance(value, property):
-        return value.__get__(instance, type(instance))
+        return value.__get__(instance, type(instance))  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
     if isinstance(value, types.FunctionType):  # as a function stored on a class would bind
         return types.MethodType(value, instance)
     return value

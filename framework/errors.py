@@ -100,8 +100,8 @@ class SchemaValidationFailure(Exception):
     """Raised by a compiled validator: ``errors`` holds Ajv-shaped error records.
 
     A record is a dict ``{keyword, instance_path, schema_path, params, message}``
-    (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in the seed's
-    wording, ``should be integer``). Input validation (``framework.inputs``) turns this into a
+    (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in English,
+    ``should be integer``). Input validation (``framework.inputs``) turns this into a
     ``ValidationError``.
     """
 
@@ -139,52 +139,71 @@ class ValidationError(FrameworkError):
 
 # Request-time errors.
 class BodyTooLargeError(FrameworkError):
+    """The request body is larger than the route's ``body_limit`` (or the application's): 413."""
+
     code = "FST_ERR_CTP_BODY_TOO_LARGE"
     message_template = "Request body is too large"
     status_code = 413
 
 
 class InvalidMediaTypeError(FrameworkError):
+    """No content-type parser accepts the request's ``Content-Type`` (or a body came without one):
+    415."""
+
     code = "FST_ERR_CTP_INVALID_MEDIA_TYPE"
     message_template = "Unsupported Media Type: %s"
     status_code = 415
 
 
 class InvalidContentLengthError(FrameworkError):
+    """``Content-Length`` is not a number, is negative, or promises more bytes than the body has: 400."""
+
     code = "FST_ERR_CTP_INVALID_CONTENT_LENGTH"
     message_template = "Request body size did not match Content-Length"
     status_code = 400
 
 
 class EmptyJsonBodyError(FrameworkError):
+    """A request says ``Content-Type: application/json`` but its body is empty: 400."""
+
     code = "FST_ERR_CTP_EMPTY_JSON_BODY"
     message_template = "Body cannot be empty when content-type is set to 'application/json'"
     status_code = 400
 
 
 class BadUrlError(FrameworkError):
+    """The request path is not valid UTF-8 once percent-decoded: 400."""
+
     code = "FST_ERR_BAD_URL"
     message_template = "'%s' is not a valid url component"
     status_code = 400
 
 
 class BadStatusCodeError(FrameworkError):
+    """``reply.code()`` was given something that is not a status code from 100 to 599."""
+
     code = "FST_ERR_BAD_STATUS_CODE"
     message_template = "Called reply with an invalid status code: %s"
 
 
 class InvalidHeaderError(FrameworkError):
+    """A reply header value holds control characters (CR, LF, NUL...) or text outside latin-1."""
+
     code = "FST_ERR_REP_INVALID_HEADER"
     message_template = ("Invalid value for header '%s': control characters (CR, LF, NUL...) and text "
                         "outside latin-1 are not allowed")
 
 
 class InvalidHeaderNameError(FrameworkError):
+    """A reply header name is not an HTTP token."""
+
     code = "FST_ERR_REP_INVALID_HEADER_NAME"
     message_template = "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)"
 
 
 class FailedErrorSerializationError(FrameworkError):
+    """An error reply could not be serialized either: the fixed 500 answered instead."""
+
     code = "FST_ERR_FAILED_ERROR_SERIALIZATION"
     message_template = "Failed to serialize an error. Error: %s. Original error: %s"
 
@@ -197,71 +216,103 @@ class JsonBodyError(FrameworkError):
 
 # Start-up errors (raised at declaration or by ready()).
 class SchemaMissingIdError(FrameworkError):
+    """``add_schema()`` was given a schema without an ``$id``."""
+
     code = "FST_ERR_SCH_MISSING_ID"
     message_template = "Missing schema $id property"
 
 
 class SchemaAlreadyPresentError(FrameworkError):
+    """``add_schema()`` was given an ``$id`` this context or an ancestor already has."""
+
     code = "FST_ERR_SCH_ALREADY_PRESENT"
     message_template = "Schema with id '%s' already declared!"
 
 
 class SchemaDuplicateError(FrameworkError):
+    """A route schema has both ``query`` and ``querystring`` (two names of one part)."""
+
     code = "FST_ERR_SCH_DUPLICATE"
     message_template = "Schema with '%s' already present!"
 
 
 class SchemaValidationBuildError(FrameworkError):
+    """A route's input schema (body, querystring, params, headers) could not be compiled: raised by
+    ``ready()``."""
+
     code = "FST_ERR_SCH_VALIDATION_BUILD"
     message_template = "Failed building the validation schema for %s: %s, due to error %s"
 
 
 class SchemaSerializationBuildError(FrameworkError):
+    """A route's response schema could not be compiled: raised by ``ready()``."""
+
     code = "FST_ERR_SCH_SERIALIZATION_BUILD"
     message_template = "Failed building the serialization schema for %s: %s, due to error %s"
 
 
 class ResponseSchemaKeyError(FrameworkError):
+    """A key of a route's ``response`` schema is not a status code, a class such as ``2xx``, or
+    ``default``."""
+
     code = "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX"
     message_template = "Response schema key '%s' is not a status code, a class like '2xx' or 'default'"
 
 
 class DecoratorAlreadyPresentError(FrameworkError):
+    """A decorator of that name already exists in this context."""
+
     code = "FST_ERR_DEC_ALREADY_PRESENT"
     message_template = "The decorator '%s' has already been added!"
 
 
 class DecoratorReservedError(DecoratorAlreadyPresentError):
+    """A decorator name that the instance, request or reply already uses as an attribute."""
+
     code = "FST_ERR_DEC_RESERVED"
     message_template = "The decorator name '%s' is reserved: the %s already has an attribute of that name"
 
 
 class DecoratorMissingDependencyError(FrameworkError):
+    """A decorator names a dependency (another decorator) that is not present."""
+
     code = "FST_ERR_DEC_MISSING_DEPENDENCY"
     message_template = "The decorator is missing dependency '%s'."
 
 
 class DecoratorAfterStartError(FrameworkError):
+    """A decorator was added after ``ready()``."""
+
     code = "FST_ERR_DEC_AFTER_START"
     message_template = "The decorator '%s' has been added after start!"
 
 
 class DecoratorReferenceTypeError(FrameworkError):
+    """A request or reply decorator with a mutable value (dict, list, set...) that every request
+    would share."""
+
     code = "FST_ERR_DEC_REFERENCE_TYPE"
     message_template = "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a hook, or a property"
 
 
 class HookInvalidTypeError(FrameworkError):
+    """``add_hook()`` was given a hook name that is not a string."""
+
     code = "FST_ERR_HOOK_INVALID_TYPE"
     message_template = "The hook name must be a string"
 
 
 class HookInvalidHandlerError(FrameworkError):
+    """``add_hook()`` was given a hook that is not callable."""
+
     code = "FST_ERR_HOOK_INVALID_HANDLER"
     message_template = "%s hook should be a function, instead got %s"
 
 
 class HookNotSupportedError(FrameworkError):
+    """``add_hook()`` was given an unknown hook name; the message suggests the snake_case name when
+    there is one."""
+
     code = "FST_ERR_HOOK_NOT_SUPPORTED"
     message_template = "%s hook not supported!"
 
@@ -273,91 +324,140 @@ class HookNotSupportedError(FrameworkError):
 
 
 class RouteMissingHandlerError(FrameworkError):
+    """A route has no callable handler, or a route decorator was never applied to a function
+    (raised by ``ready()``)."""
+
     code = "FST_ERR_ROUTE_MISSING_HANDLER"
     message_template = "Missing handler function for \"%s:%s\" route."
 
 
 class RouteDuplicatedHandlerError(FrameworkError):
+    """A route was given a handler twice (as an argument and in its options)."""
+
     code = "FST_ERR_ROUTE_DUPLICATED_HANDLER"
     message_template = "Duplicate handler for \"%s:%s\" route is not allowed!"
 
 
 class RouteMethodNotSupportedError(FrameworkError):
+    """A route declares an HTTP method the router does not support."""
+
     code = "FST_ERR_ROUTE_METHOD_NOT_SUPPORTED"
     message_template = "%s method is not supported."
 
 
 class RouteUnknownOptionError(FrameworkError):
+    """A route has options the framework does not know (an application's own data goes under
+    ``config``)."""
+
     code = "FST_ERR_ROUTE_UNKNOWN_OPTION"
     message_template = ("Route %s: unknown option(s) %s. Route options are: %s; "
                         "put your own data under config={...}")
 
 
 class RouteHandlerSignatureError(FrameworkError):
+    """A route handler cannot be called as ``handler(request, reply)``."""
+
     code = "FST_ERR_ROUTE_HANDLER_SIGNATURE"
     message_template = ("The handler of route %s, %s, cannot be called as handler(request, reply) (%s): "
                         "declare it as def handler(request, reply)")
 
 
+class TypeSchemaError(FrameworkError, TypeError):
+    """A Python type given for a schema (or in a handler's annotations) that has no JSON
+    Schema form, or that cannot be read (``framework.typeschema``)."""
+
+    code = "FST_ERR_TYPE_SCHEMA"
+    message_template = "%s"
+
+
 class RoutePathSyntaxError(FrameworkError):
+    """A route path writes a parameter as ``<name>`` or ``{name}``: parameters are written ``:name``."""
+
     code = "FST_ERR_ROUTE_PATH_SYNTAX"
     message_template = ("Route path '%s' uses <name> or {name} for a parameter, which would match only "
                         "that literal text: write parameters as :name, use %s")
 
 
 class SchemaUnknownKeyError(FrameworkError):
+    """A route's ``schema`` has keys other than its parts (``body``, ``querystring``, ``params``,
+    ``headers``, ``response``...)."""
+
     code = "FST_ERR_SCH_UNKNOWN_KEY"
     message_template = "The schema of route %s has unknown key(s) %s. Schema keys are: %s"
 
 
 class RouteBodyValidationNotSupportedError(FrameworkError):
+    """A ``GET`` or ``HEAD`` route declares a body schema."""
+
     code = "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED"
     message_template = "Body validation schema for %s:%s route is not supported!"
 
 
 class RouteBodyLimitError(FrameworkError):
+    """A route's ``body_limit`` is not a positive integer."""
+
     code = "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT"
     message_template = "'body_limit' option must be a positive integer. Got '%s'"
 
 
 class DuplicatedRouteError(FrameworkError):
+    """A route for this method and path is already declared."""
+
     code = "FST_ERR_DUPLICATED_ROUTE"
     message_template = "Method '%s' already declared for route '%s'"
 
 
 class RouteParameterConflictError(DuplicatedRouteError):
+    """A route differs from an existing one only in its parameter names (``/x/:id``, ``/x/:name``),
+    so one would shadow the other."""
+
     code = "FST_ERR_DUPLICATED_ROUTE"
     message_template = ("Route '%s %s' conflicts with '%s %s': they differ only in parameter names, so "
                         "one would shadow the other. Use the same parameter names as the first route")
 
 
 class InstanceAlreadyStartedError(FrameworkError):
+    """A plugin, hook, schema, compiler or handler was added after ``ready()``."""
+
     code = "FST_ERR_INSTANCE_ALREADY_LISTENING"
     message_template = "Fastify instance is already started. %s"
 
 
 class ContentTypeParserAlreadyPresentError(FrameworkError):
+    """A content-type parser for this media type (or ``*``) is already present in this context."""
+
     code = "FST_ERR_CTP_ALREADY_PRESENT"
     message_template = "Content type parser '%s' already present."
 
 
 class ContentTypeParserInvalidError(FrameworkError):
+    """``add_content_type_parser()`` was given a content type that is not a media type string, a
+    list of them or a compiled regex, or a parser that is not callable."""
+
     code = "FST_ERR_CTP_INVALID_TYPE"
     message_template = "The content type should be a string, a list of strings or a compiled regex"
 
 
 class PluginNotPresentError(FrameworkError):
+    """A plugin declares a decorator (``plugin(decorators=...)``) that is not present where it is
+    registered."""
+
     code = "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE"
     message_template = "The decorator '%s' required by '%s' is not present in %s"
 
 
 class PluginTimeoutError(FrameworkError):
+    """A callback-style plugin did not call ``done`` within ``Framework(plugin_timeout=...)`` seconds."""
+
     code = "FST_ERR_PLUGIN_TIMEOUT"
     message_template = ("Plugin did not start in time: '%s' did not call 'done' within %s s "
                         "(Framework(plugin_timeout=...) sets the limit)")
 
 
 class PluginDependencyError(FrameworkError):
+    """A plugin declares a dependency (``plugin(dependencies=...)``) that is not registered in its
+    context or an ancestor."""
+
     code = "FST_ERR_PLUGIN_DEPENDENCY"
     message_template = "The dependency '%s' of plugin '%s' is not registered"
 

@@ -145,7 +145,7 @@ class Hooks:
 
     def collect(self, name: str) -> list[Callable[..., Any]]:
         """Ancestors' hooks first (outermost first, each in the order added), then this context's."""
-        chain = []
+        chain: list[list[Callable[..., Any]] | tuple[()]] = []
         hooks: Hooks | None = self
         while hooks is not None:
             chain.append(hooks.own.get(name, ()))

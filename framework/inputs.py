@@ -105,7 +105,7 @@ class InputValidation:
             raise error
 
     def _error(self, errors: list[dict[str, Any]], part: str) -> Exception:
-        error = self.formatter(errors, part)
+        error: Any = self.formatter(errors, part)  # a custom formatter may return a message
         if not isinstance(error, BaseException):
             error = ValidationError(str(error), errors, part)
         return _as_validation_error(error, part, errors)
@@ -168,8 +168,8 @@ def is_content_map(schema: Any) -> bool:
         isinstance(entry, dict) and "schema" in entry for entry in content.values())
 
 
-def _as_validation_error(error: BaseException, part: str,
-                         errors: list[dict[str, Any]] | None = None) -> BaseException:
+def _as_validation_error(error: Exception, part: str,
+                         errors: list[dict[str, Any]] | None = None) -> Exception:
     """Give any error a validation failure raised the attributes Fastify gives it."""
     if not isinstance(getattr(error, "status_code", None), int):
         error.status_code = 400  # type: ignore[attr-defined]
@@ -219,3 +219,38 @@ def _records(errors: Any) -> list[dict[str, Any]]:
 
 def _record(message: str) -> dict[str, Any]:
     return {"keyword": "error", "instance_path": "", "schema_path": "", "params": {}, "message": message}
+
+
+class InputBuilding:
+    """The lifecycle step that turns validated inputs into the values their Python types
+    name (a dataclass, msgspec or pydantic instance, a ``datetime``...): only for routes
+    declared with such types (``framework.typeschema.builder_of``)."""
+
+    __slots__ = ("builds",)
+
+    def __init__(self, builds: tuple[tuple[str, Callable[[Any], Any]], ...]) -> None:
+        self.builds = builds
+
+    def __call__(self, request: "Request", reply: "Reply") -> None:
+        if request.validation_error is not None:
+            return  # attach_validation: the handler sees the data that failed
+        for attribute, build in self.builds:
+            value = getattr(request, attribute)
+            if value is not None:
+                setattr(request, attribute, build(value))
+
+    def __repr__(self) -> str:
+        return f"<build {', '.join(attribute for attribute, _ in self.builds)}>"
+
+
+def compile_input_building(route: Any) -> InputBuilding | None:
+    """The building step of ``route`` (``None`` when its inputs need none)."""
+    from .typeschema import builder_of
+    types = route.options.get("types") or {}
+    builds = []
+    for part, attribute in INPUT_PARTS:
+        if part in types and not (part == "body" and route.method not in BODY_SCHEMA_METHODS):
+            build = builder_of(types[part][0])
+            if build is not None:
+                builds.append((attribute, build))
+    return InputBuilding(tuple(builds)) if builds else None

@@ -12,6 +12,7 @@ parameter without a default, as JavaScript's ``fn.length`` counts) and
 from __future__ import annotations
 
 import inspect
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ class PluginMeta:
 
     name: str | None = None
     dependencies: Sequence[str] = ()
-    decorators: dict[str, list[str]] = field(default_factory=dict)
+    decorators: dict[str, list[str]] = field(default_factory=dict[str, list[str]])
     encapsulate: bool = False
 
 
@@ -54,7 +55,7 @@ def plugin(fn: Any = None, *, name: str | None = None, dependencies: Sequence[st
 
     Everything such a plugin adds (decorators, hooks, routes, schemas) lands in the
     registering context, and so is seen by that context and its descendants
-    (encapsulation broken, seed rule 6). ``prefix`` is ignored for it.
+    (encapsulation broken, as ``fastify-plugin`` does). ``prefix`` is ignored for it.
     ``encapsulate=True`` keeps a child context but keeps the checks: ``dependencies``
     (plugin names registered in this context or an ancestor) and ``decorators``
     (``{"instance": [...], "request": [...], "reply": [...]}``) must be present, or
@@ -69,9 +70,9 @@ def plugin(fn: Any = None, *, name: str | None = None, dependencies: Sequence[st
             raise TypeError("plugin dependencies must be a list of plugin names")
         if decorators is not None and not isinstance(decorators, dict):
             raise TypeError("plugin decorators must be a dict of lists: {'instance': [...], 'request': [...], 'reply': [...]}")
-        function.__plugin_meta__ = PluginMeta(
+        setattr(function, "__plugin_meta__", PluginMeta(  # read back by the plugin queue
             name=name or getattr(function, "__name__", None), dependencies=tuple(dependencies),
-            decorators={k: list(v) for k, v in (decorators or {}).items()}, encapsulate=encapsulate)
+            decorators={k: list(v) for k, v in (decorators or {}).items()}, encapsulate=encapsulate))
         return function
 
     if fn is None:
@@ -98,7 +99,7 @@ class PluginTree:
         self._stack = [self.root]
 
     def enter(self, name: str) -> None:
-        node = {"name": name, "ms": 0.0, "children": []}
+        node: dict[str, Any] = {"name": name, "ms": 0.0, "children": []}
         self._stack[-1]["children"].append(node)
         self._stack.append(node)
 
@@ -259,9 +260,9 @@ def _name_plugin(error: BaseException, name: str) -> None:
     except AttributeError:
         return
     note = f"while loading plugin '{name}'"
-    if hasattr(error, "add_note"):
+    if sys.version_info >= (3, 11):
         error.add_note(note)
-    else:  # Python 3.10
+    else:
         error.__notes__ = [*getattr(error, "__notes__", []), note]  # type: ignore[attr-defined]
 
 

@@ -93,6 +93,7 @@ class Reply:
         return self
 
     def headers(self, headers: dict[str, Any]) -> "Reply":
+        """Set several headers: ``header(name, value)`` for each item of ``headers``."""
         for name, value in headers.items():
             self.header(name, value)
         return self
@@ -114,15 +115,19 @@ class Reply:
         return self.set_cookie(name, "", max_age=0, expires=0, path=path, domain=domain)
 
     def get_header(self, name: str) -> Any:
+        """The value set for header ``name`` (any case), or ``None``."""
         return self._headers.get(name.lower())
 
     def get_headers(self) -> dict[str, Any]:
+        """A copy of the headers set so far, by lower-cased name."""
         return dict(self._headers)
 
     def has_header(self, name: str) -> bool:
+        """Whether header ``name`` (any case) is set."""
         return name.lower() in self._headers
 
     def remove_header(self, name: str) -> "Reply":
+        """Unset header ``name`` (any case), if it is set."""
         self._headers.pop(name.lower(), None)
         return self
 
@@ -413,7 +418,7 @@ class _PassThrough:
 
 def _header_lines(headers: dict[str, Any]) -> list[tuple[str, str]]:
     """The header lines for ``start_response``: a list value gives one line per item."""
-    lines = []
+    lines: list[tuple[str, str]] = []
     for name, value in headers.items():
         if type(value) is list:
             lines.extend((name, item) for item in value)

@@ -7,8 +7,10 @@ which is where request decorators live (see ``Context.decorate_request``).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic
 from urllib.parse import quote, unquote_plus
+
+from typing_extensions import TypeVar
 
 from .proxy import direct_forwarded
 from .request_log import RequestLogger
@@ -22,6 +24,12 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: ``Request[Body, Query, Params, Headers]``: what the handler reads. A type given here is
+#: also the route's schema for that part (``framework.typeschema``); unset ones are untyped.
+BodyT = TypeVar("BodyT", default=Any)
+QueryT = TypeVar("QueryT", default=dict[str, Any])
+ParamsT = TypeVar("ParamsT", default=dict[str, Any])
+HeadersT = TypeVar("HeadersT", default=dict[str, Any])
 
 
 class lazy(Generic[T]):
@@ -56,7 +64,7 @@ def parse_query_string(query_string: str) -> dict[str, Any]:
             key = unquote_plus(key)
             value = unquote_plus(value)
         if key in query:
-            existing = query[key]
+            existing: list[str] | str = query[key]
             if type(existing) is list:
                 existing.append(value)
             else:
@@ -77,7 +85,8 @@ class _LazyQuery:
 
 
 def headers_from_environ(environ: dict[str, Any]) -> dict[str, str]:
-    headers = {}
+    """The request headers from WSGI's ``HTTP_*`` keys (and the content type and length), lower-cased."""
+    headers: dict[str, str] = {}
     for key, value in environ.items():
         if key.startswith("HTTP_"):
             headers[key[5:].replace("_", "-").lower()] = value
@@ -88,7 +97,7 @@ def headers_from_environ(environ: dict[str, Any]) -> dict[str, str]:
     return headers
 
 
-class Request:
+class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     """One HTTP request. Attributes a handler reads:
 
     ``body`` (``None`` when the request has none), ``query``, ``params``, ``headers``
@@ -97,30 +106,42 @@ class Request:
     ``X-Forwarded-*`` only as ``trust_proxy`` allows), ``cookies``, ``environ``,
     ``raw`` (a werkzeug ``Request``), ``validation_error``, ``route_options``,
     ``server`` (the context that declared the route) and ``log``.
+
+    Its type arguments say what ``body``, ``query``, ``params`` and ``headers`` hold after
+    validation, for type checkers and for the route: ``def create(request:
+    Request[ItemIn], reply: Reply) -> ItemOut`` validates the body as ``ItemIn`` and
+    serializes the reply as ``ItemOut`` (see "Typed handlers" in the README).
     """
 
     #: Names set on every request: a decorator may not take them.
     RESERVED = frozenset(("environ", "params"))
 
-    body: Any = None
+    body: BodyT = None  # type: ignore[assignment]  # None until a body is parsed
+    params: ParamsT
     validation_error: Exception | None = None
     #: The body's parsed ``Content-Type`` (set when a body is parsed).
     media_type: "MediaType | None" = None
 
-    def __init__(self, environ: dict[str, Any], params: dict[str, str], route: "CompiledRoute") -> None:
+    def __init__(self, environ: dict[str, Any], params: dict[str, Any], route: "CompiledRoute") -> None:
         self.environ = environ
-        self.params = params
+        self.params = params  # type: ignore[assignment]  # a params schema may coerce them
         self._route = route
 
     @lazy
     def method(self) -> str:
-        return self.environ["REQUEST_METHOD"]
+        """The HTTP method (``REQUEST_METHOD``)."""
+        method: str = self.environ["REQUEST_METHOD"]
+        return method
 
-    query: dict[str, Any] = _LazyQuery()  # type: ignore[assignment]
+    if TYPE_CHECKING:
+        query: QueryT
+        headers: HeadersT
+    else:
+        query = _LazyQuery()
 
-    @lazy
-    def headers(self) -> dict[str, str]:
-        return headers_from_environ(self.environ)
+        @lazy
+        def headers(self) -> dict[str, str]:
+            return headers_from_environ(self.environ)
 
     @lazy
     def id(self) -> str:
@@ -130,10 +151,14 @@ class Request:
 
     @lazy
     def path(self) -> str:
-        return self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
+        """The path, percent-decoded and read as UTF-8, without the query string (``/`` when empty)."""
+        path: str = self.environ.get("framework.path") or self.environ.get("PATH_INFO") or "/"
+        return path
 
     @lazy
     def url(self) -> str:
+        """The path and query string as the client sent them (rebuilt from the environ when the
+        server does not give the raw URI)."""
         raw = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
         if raw:
             return raw
@@ -147,13 +172,14 @@ class Request:
         proxy = self._route.proxy
         if proxy is None:
             return direct_forwarded(self.environ)
-        return proxy.resolve(self.environ)  # type: ignore[no-any-return]
+        return proxy.resolve(self.environ)
 
     @lazy
     def ip(self) -> str | None:
         """The client's address: the socket's peer, or the one ``trust_proxy`` lets X-Forwarded-For name."""
         if self._route.proxy is None:
-            return self.environ.get("REMOTE_ADDR")
+            address: str | None = self.environ.get("REMOTE_ADDR")
+            return address
         return self.forwarded.ip
 
     @lazy
@@ -163,32 +189,40 @@ class Request:
 
     @lazy
     def hostname(self) -> str:
+        """The ``Host`` header (else ``SERVER_NAME``), or the forwarded host ``trust_proxy`` allows."""
         if self._route.proxy is None:
-            return self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+            host: str = self.environ.get("HTTP_HOST") or self.environ.get("SERVER_NAME", "")
+            return host
         return self.forwarded.hostname
 
     @lazy
     def protocol(self) -> str:
+        """``http`` or ``https``: the WSGI URL scheme, or the forwarded one ``trust_proxy`` allows."""
         if self._route.proxy is None:
-            return self.environ.get("wsgi.url_scheme", "http")
+            scheme: str = self.environ.get("wsgi.url_scheme", "http")
+            return scheme
         return self.forwarded.protocol
 
     @lazy
     def cookies(self) -> dict[str, str]:
+        """The ``Cookie`` header's cookies, by name."""
         from werkzeug.http import parse_cookie
         return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
 
     @lazy
     def raw(self) -> "WerkzeugRequest":
+        """A werkzeug ``Request`` over the same environ (forms, files, everything werkzeug parses)."""
         from werkzeug.wrappers import Request as WerkzeugRequest
         return WerkzeugRequest(self.environ)
 
     @property
     def route_options(self) -> dict[str, Any]:
+        """The options the route was declared with (``url``, ``method``, ``schema``, ``config``...)."""
         return self._route.options
 
     @property
     def server(self) -> Any:
+        """The context that declared the route."""
         return self._route.context
 
     @lazy

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, RouteDuplicatedHandlerError,
                      RouteHandlerSignatureError, RouteMethodNotSupportedError, RouteMissingHandlerError,
-                     RoutePathSyntaxError, RouteUnknownOptionError, SchemaDuplicateError, SchemaUnknownKeyError)
+                     RoutePathSyntaxError, RouteUnknownOptionError, SchemaDuplicateError, SchemaUnknownKeyError,
+                     TypeSchemaError)
 from .hooks import REQUEST_HOOKS, check_hook
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ ROUTE_OPTIONS: dict[str, str] = {
     "body_limit": "the largest body accepted, in bytes",
     "prefix": "set by the framework: the context's prefix",
     "mount": "set by instance.mount: the body is left unread for the mounted WSGI application",
+    "types": "set by the framework: the Python types the route's schemas came from (framework.typeschema), "
+             "by schema part, with where each was given ('schema' or 'annotation')",
     "log_level": "the route's log level ('info', 'warn', 'silent'... or a logging level): request.log and "
                  "the request log lines below it are dropped",
     **{name: f"{name} hook(s) of this route only" for name in REQUEST_HOOKS},
@@ -206,3 +209,148 @@ def shortcut_options(method: str | list[str], path: str, options: Any, handler: 
 def normalize_methods(method: Any) -> list[str]:
     methods = [method] if isinstance(method, str) else list(method)
     return [m.upper() for m in methods]
+
+
+#: ``Request``'s type arguments, in order, and the schema part each one declares.
+REQUEST_TYPE_PARTS = ("body", "querystring", "params", "headers")
+_INPUT_KEYS = {"body": "body", "querystring": "querystring", "query": "querystring", "params": "params",
+               "headers": "headers"}
+
+
+def apply_types(options: dict[str, Any]) -> None:
+    """Turn a route's Python types into JSON Schema, once, at declaration.
+
+    Types given in ``schema`` (``{"body": ItemIn, "response": {201: ItemOut}}``) are
+    converted in place. Then the handler's annotations fill the parts ``schema`` leaves
+    out: ``request: Request[Body, Query, Params, Headers]`` the four inputs, the return
+    annotation the ``200`` response. An explicit ``schema`` entry always wins. What came
+    from a type is recorded in ``options["types"]`` (shown by ``print_routes`` and used to
+    build dataclass and other instances from the validated data).
+    """
+    from .typeschema import is_python_type, schema_of
+    schema = options.get("schema")
+    if schema is not None and not isinstance(schema, dict):
+        return  # refused by check_route_options
+    schema = dict(schema or {})
+    types: dict[str, tuple[Any, str]] = {}
+
+    def convert(value: Any, where: str) -> Any:
+        try:
+            return schema_of(value)
+        except TypeSchemaError as error:
+            raise TypeSchemaError(f"Route {options['method']}:{options['url']}, {where}: {error}") from None
+
+    for key, part in _INPUT_KEYS.items():
+        if key in schema and is_python_type(schema[key]):
+            types[part] = (schema[key], "schema")
+            schema[key] = convert(schema[key], f"schema.{key}")
+    response = schema.get("response")
+    if isinstance(response, dict):
+        response = schema["response"] = dict(response)
+        for status, value in response.items():
+            if is_python_type(value):
+                types[f"response.{status}"] = (value, "schema")
+                response[status] = convert(value, f"schema.response.{status}")
+
+    request_types, return_type = handler_types(options.get("handler"))
+    given = {_INPUT_KEYS[key] for key in schema if key in _INPUT_KEYS}
+    for part, tp in zip(REQUEST_TYPE_PARTS, request_types):
+        if tp is not None and part not in given:
+            types[part] = (tp, "annotation")
+            schema[part] = convert(tp, f"the handler's Request[...] ({part})")
+    if return_type is not None:
+        responses = schema.get("response") or {}
+        if not any(str(status) in ("200", "2xx", "default") for status in responses):
+            try:
+                derived = schema_of(return_type)
+            except TypeSchemaError:
+                derived = None  # a Response, a generator, bytes...: the reply is not JSON of a schema
+            if derived is not None and derived not in _SHAPELESS:
+                schema["response"] = {**responses, 200: derived}
+                types["response.200"] = (return_type, "annotation")
+    if types:
+        options["schema"] = schema
+        options["types"] = types
+
+
+#: Return types that say nothing of the JSON's shape add no response schema (which would
+#: only cost a serializer): ``-> dict[str, Any]``, ``-> list``, ``-> str``...
+_SHAPELESS: tuple[dict[str, Any], ...] = (
+    {}, {"type": "object"}, {"type": "object", "additionalProperties": True}, {"type": "array"},
+    {"type": "string"}, {"type": "null"})
+
+
+def handler_types(handler: Any) -> tuple[tuple[Any, ...], Any]:
+    """The handler's ``Request[...]`` type arguments (``None`` for each one left untyped)
+    and its return annotation (``None`` when it has none)."""
+    untyped: tuple[Any, ...] = (None,) * len(REQUEST_TYPE_PARTS)
+    if not callable(handler):
+        return untyped, None
+    target = inspect.unwrap(handler)
+    if not (inspect.isfunction(target) or inspect.ismethod(target)):
+        target = getattr(target, "__call__", target)
+    annotations = getattr(target, "__annotations__", None)
+    if not annotations:
+        return untyped, None
+    try:
+        parameters = [p for p in inspect.signature(target).parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return untyped, None
+    first = parameters[0].name if parameters else None
+    hints = _resolved_annotations(target, annotations, handler)
+    return request_type_arguments(hints.get(first) if first else None), hints.get("return")
+
+
+def _resolved_annotations(target: Any, annotations: dict[str, Any], handler: Any) -> dict[str, Any]:
+    import typing
+    try:
+        return typing.get_type_hints(target, include_extras=True)
+    except Exception as error:
+        # Types defined inside a function cannot be found from a string annotation.
+        if any(isinstance(value, str) and "[" in value for value in annotations.values()):
+            name = getattr(handler, "__qualname__", None) or repr(handler)
+            raise TypeSchemaError(f"The annotations of handler {name} cannot be resolved ({error}): define the "
+                                  "types they name at module level") from None
+        return {name: value for name, value in annotations.items() if not isinstance(value, str)}
+
+
+def request_type_arguments(annotation: Any) -> tuple[Any, ...]:
+    """``Request[A, B]`` (or a subclass of ``Request``, subscripted or not) -> ``(A, B, None,
+    None)``: the type given for each of body, querystring, params and headers, ``None``
+    where it is left to its default."""
+    from typing_extensions import get_args, get_origin
+
+    from .request import Request
+    untyped: tuple[Any, ...] = (None,) * len(REQUEST_TYPE_PARTS)
+    cls = get_origin(annotation) or annotation
+    if not (isinstance(cls, type) and issubclass(cls, Request)):
+        return untyped
+    arguments = _bind(cls, get_args(annotation))
+    while cls is not Request:
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            origin = get_origin(base)
+            if isinstance(origin, type) and issubclass(origin, Request):
+                arguments = _bind(origin, tuple(arguments.get(arg, arg) for arg in get_args(base)))
+                cls = origin
+                break
+        else:
+            cls = next(base for base in cls.__mro__[1:] if issubclass(base, Request))
+            arguments = {}
+    return tuple(_typed(arguments.get(parameter), parameter) for parameter in getattr(Request, "__parameters__"))
+
+
+def _bind(cls: type, args: tuple[Any, ...]) -> dict[Any, Any]:
+    """The class's type parameters bound to ``args``, in order (missing ones unbound)."""
+    return dict(zip(getattr(cls, "__parameters__", ()), args))
+
+
+def _typed(argument: Any, parameter: Any) -> Any:
+    """``argument`` unless it leaves the part untyped: unbound, ``Any``, ``None`` (as in
+    ``Request[None, Query]`` for a GET route) or the parameter's default."""
+    import typing
+    if argument is None or argument is type(None) or argument is typing.Any or isinstance(argument, typing.TypeVar):
+        return None
+    if argument == getattr(parameter, "__default__", None):
+        return None
+    return argument

@@ -14,18 +14,28 @@ through these, so they agree on what a schema means:
 - :func:`base_inside`, :func:`join`, :func:`absolutize`: base URIs;
 - :func:`iter_subschemas` and the keyword lists it walks;
 - JSON pointers (:func:`escape_token`, :func:`pointer_tokens`, :func:`to_pointer`);
-- :func:`json_equal`: JSON's equality (``1 == 1.0``, ``True != 1``).
+- :func:`json_equal`: JSON's equality (``1 == 1.0``, ``True != 1``);
+- the type aliases :data:`Schema` and :data:`JSONValue`.
 """
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, TypeAlias, Union
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .errors import SchemaAlreadyPresentError, SchemaMissingIdError, UnresolvableRefError
+from .errors import SchemaAlreadyPresentError, SchemaMissingIdError
+# Re-exported: the resolver's error, importable from here as well.
+from .errors import UnresolvableRefError as UnresolvableRefError
 
-Schema = dict[str, Any]
+#: A JSON Schema object (a boolean schema is a plain ``bool``).
+Schema: TypeAlias = dict[str, Any]
+#: A JSON value as :func:`json.loads` gives it. The helpers here annotate the nodes they
+#: narrow with it (``isinstance(node, dict)`` then gives ``dict[str, JSONValue]``); JSON
+#: data is otherwise typed ``Any``.
+JSONValue: TypeAlias = Union[dict[str, "JSONValue"], list["JSONValue"], str, int, float, bool, None]
+#: ``(node, base URI in effect around it)``: where a ``$id`` or ``$ref`` leads.
+_Located: TypeAlias = tuple[Any, str]
 
 #: Keywords whose values are maps of subschemas, lists of subschemas, or one subschema.
 SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
@@ -45,8 +55,16 @@ class SchemaStore:
         self.parent = parent
         self.own: dict[str, Schema] = {}
 
-    def add(self, schema: Schema) -> None:
-        schema_id = schema.get("$id") if isinstance(schema, dict) else None
+    def add(self, schema: JSONValue) -> None:
+        """Add a deep copy of ``schema`` under its ``$id``.
+
+        Raises :class:`~framework.errors.SchemaMissingIdError` when ``schema`` is not an
+        object with an ``$id``, :class:`~framework.errors.SchemaAlreadyPresentError` when
+        this store or an ancestor already has that ``$id``.
+        """
+        if not isinstance(schema, dict):
+            raise SchemaMissingIdError()
+        schema_id: Any = schema.get("$id")  # a string, unless the document is wrong
         if not schema_id:
             raise SchemaMissingIdError()
         if self.get(schema_id) is not None:
@@ -54,6 +72,7 @@ class SchemaStore:
         self.own[schema_id] = copy.deepcopy(schema)
 
     def get(self, schema_id: str) -> Schema | None:
+        """The schema whose ``$id`` is ``schema_id`` here or in an ancestor, or ``None``."""
         store: SchemaStore | None = self
         while store is not None:
             if schema_id in store.own:
@@ -63,7 +82,7 @@ class SchemaStore:
 
     def all(self) -> dict[str, Schema]:
         """Every schema visible here, ancestors' first."""
-        chain = []
+        chain: list[dict[str, Schema]] = []
         store: SchemaStore | None = self
         while store is not None:
             chain.append(store.own)
@@ -78,14 +97,14 @@ class SchemaStore:
 
 def iter_subschemas(schema: Any) -> Iterator[Schema]:
     """Yield ``schema`` and every subschema below it (depth first)."""
-    stack = [schema]
+    stack: list[JSONValue] = [schema]
     while stack:
         node = stack.pop()
         if not isinstance(node, dict):
             continue
         yield node
         for key in SCHEMA_MAPS:
-            value = node.get(key)
+            value: JSONValue = node.get(key)
             if isinstance(value, dict):
                 stack.extend(v for v in value.values() if isinstance(v, dict))
         for key in SCHEMA_LISTS:
@@ -106,6 +125,7 @@ def escape_token(token: Any) -> str:
 
 
 def unescape_token(token: str) -> str:
+    """The inverse of :func:`escape_token` (``a~1b`` -> ``a/b``)."""
     return token.replace("~1", "/").replace("~0", "~")
 
 
@@ -116,14 +136,14 @@ def pointer_tokens(pointer: str, *, url_encoded: bool = False) -> list[str]:
     return [unescape_token(unquote(t) if url_encoded else t) for t in pointer.split("/")[1:]]
 
 
-def to_pointer(tokens: Any) -> str:
+def to_pointer(tokens: Iterable[Any]) -> str:
     """The JSON pointer of ``tokens`` (``["a", "b/c"]`` -> ``/a/b~1c``)."""
     return "".join("/" + escape_token(t) for t in tokens)
 
 
 def value_at(document: Any, tokens: list[str], missing: Any = None) -> Any:
     """The value ``tokens`` point at in ``document`` (dicts by key, lists by index), or ``missing``."""
-    node = document
+    node: JSONValue = document
     for token in tokens:
         if isinstance(node, Mapping) and token in node:
             node = node[token]
@@ -136,7 +156,7 @@ def value_at(document: Any, tokens: list[str], missing: Any = None) -> Any:
 
 # --------------------------------------------------------------------------- equality
 
-def json_equal(a: Any, b: Any) -> bool:
+def json_equal(a: JSONValue, b: JSONValue) -> bool:
     """JSON equality: ``1 == 1.0`` but ``True != 1``; deep for arrays and objects."""
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
@@ -174,6 +194,7 @@ def join(base: str, ref: str) -> str:
 
 
 def strip_fragment(uri: str) -> str:
+    """``uri`` without its fragment (``a.json#/x`` -> ``a.json``)."""
     return uri.partition("#")[0]
 
 
@@ -183,9 +204,10 @@ def base_inside(node: Any, outer: str) -> str:
     Draft 7: a node's ``$id`` changes the base, except next to ``$ref`` (which makes
     every sibling keyword ignored).
     """
-    if isinstance(node, dict):
-        node_id = node.get("$id")
-        if isinstance(node_id, str) and "$ref" not in node:
+    schema: JSONValue = node  # (typed for the narrowing below; callers pass any JSON data)
+    if isinstance(schema, dict):
+        node_id = schema.get("$id")
+        if isinstance(node_id, str) and "$ref" not in schema:
             return strip_fragment(join(outer, node_id))
     return outer
 
@@ -203,12 +225,12 @@ def absolutize(schema: Any, base: str) -> Any:
     if not base:
         return copy.deepcopy(schema)
 
-    def walk(node: Any, base: str) -> Any:
+    def walk(node: JSONValue, base: str) -> JSONValue:
         if isinstance(node, list):
             return [walk(item, base) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {}
+        out: dict[str, JSONValue] = {}
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 out[key] = join(base, value)
@@ -223,10 +245,10 @@ def absolutize(schema: Any, base: str) -> Any:
 
 # --------------------------------------------------------------------------- $ref
 
-def _walk_into(node: Any, outer: str, resources: dict[str, tuple[Any, str]],
-               anchors: dict[str, tuple[Any, str]], refs: list[tuple[str, str]]) -> None:
+def _walk_into(node: JSONValue, outer: str, resources: dict[str, _Located],
+               anchors: dict[str, _Located], refs: list[tuple[str, str]]) -> None:
     """Record the ``$id`` resources and anchors below ``node`` and every ``$ref`` met."""
-    stack = [(node, outer)]
+    stack: list[tuple[JSONValue, str]] = [(node, outer)]
     while stack:
         node, outer = stack.pop()
         if not isinstance(node, dict):
@@ -245,7 +267,7 @@ def _walk_into(node: Any, outer: str, resources: dict[str, tuple[Any, str]],
                 resources.setdefault(uri, (node, outer))
             base = uri
         for key in SCHEMA_MAPS:
-            value = node.get(key)
+            value: JSONValue = node.get(key)
             if isinstance(value, dict):
                 stack.extend((sub, base) for sub in value.values() if isinstance(sub, dict))
         for key in SCHEMA_LISTS:
@@ -261,16 +283,17 @@ def _walk_into(node: Any, outer: str, resources: dict[str, tuple[Any, str]],
 # A shared schema is indexed by every route that reaches it: walk it once. Keyed by
 # identity (the store keeps its schemas and never changes them), holding the document
 # so that its id cannot be reused while the entry lives.
-_SHARED_WALKS: dict[tuple[int, str], tuple[Any, tuple[dict, dict, list]]] = {}
+_Walk: TypeAlias = tuple[dict[str, _Located], dict[str, _Located], list[tuple[str, str]]]
+_SHARED_WALKS: dict[tuple[int, str], tuple[Schema, _Walk]] = {}
 _SHARED_WALKS_SIZE = 4096
 
 
-def _shared_walk(document: dict, base: str) -> tuple[dict, dict, list]:
+def _shared_walk(document: Schema, base: str) -> _Walk:
     entry = _SHARED_WALKS.get((id(document), base))
     if entry is not None and entry[0] is document:
         return entry[1]
-    resources: dict[str, tuple[Any, str]] = {}
-    anchors: dict[str, tuple[Any, str]] = {}
+    resources: dict[str, _Located] = {}
+    anchors: dict[str, _Located] = {}
     refs: list[tuple[str, str]] = []
     _walk_into({k: v for k, v in document.items() if k != "$id"}, base, resources, anchors, refs)
     if len(_SHARED_WALKS) >= _SHARED_WALKS_SIZE:
@@ -326,6 +349,7 @@ class RefIndex:
     def _index_shared(self, key: str) -> bool:
         if key in self._shared_indexed:
             return False
+        document: JSONValue
         if key in self.shared:
             document = self.shared[key]
         elif strip_fragment(key) == DRAFT07_META_URI:
@@ -403,7 +427,7 @@ class RefIndex:
         return self._follow(node, outer, fragment, ref)
 
     @staticmethod
-    def _follow(node: Any, outer: str, pointer: str, ref: str) -> tuple[Any, str]:
+    def _follow(node: JSONValue, outer: str, pointer: str, ref: str) -> tuple[Any, str]:
         # state: "schema" (node is a schema), "container" (its children are schemas), "other".
         state = "schema"
         for token in pointer_tokens(pointer, url_encoded=True):
@@ -424,7 +448,8 @@ class RefIndex:
                 node = child
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
-                state = "schema" if state == "container" else "other"
+                # (pyright's loop analysis wrongly narrows state to "schema" on this line)
+                state = "schema" if state == "container" else "other"  # pyright: ignore[reportUnnecessaryComparison]
             else:
                 raise UnresolvableRefError(ref)
         return node, outer
@@ -433,7 +458,7 @@ class RefIndex:
 _NOT_SHORTHAND = ("type", "properties", "$ref", "oneOf", "allOf", "anyOf", "$merge", "$patch")
 
 
-def normalize_input_schema(schema: Schema, http_part: str) -> Schema:
+def normalize_input_schema(schema: JSONValue, http_part: str) -> Any:
     """A route's input schema as the engines get it (a deep copy; the user's is untouched).
 
     The short form (parameters listed at the top level) becomes

@@ -21,9 +21,11 @@ class InjectResponse:
 
     @property
     def text(self) -> str:
+        """The body decoded as UTF-8."""
         return self.body.decode("utf-8")
 
     def json(self) -> Any:
+        """The body parsed as JSON."""
         return jsonlib.loads(self.body)
 
     def __repr__(self) -> str:

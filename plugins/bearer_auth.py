@@ -2,7 +2,7 @@
 
 ``bearer_auth`` is wrapped with ``plugin(...)``: it guards the routes of the context that
 registers it and of that context's descendants, and nothing else. Register it inside a
-child plugin to keep the other routes public (seed 2.1 rule 5, 5.3)::
+child plugin to keep the other routes public::
 
     from framework import Framework
     from plugins.bearer_auth import bearer_auth
@@ -104,10 +104,14 @@ from framework.errors import FrameworkError, create_error
 __all__ = ["bearer_auth", "BearerAuthGuard", "BearerAuthOptionsError", "MissingAuthorizationHeaderError",
            "InvalidAuthorizationHeaderError", "InvalidAuthResultError"]
 
+#: A guarded request without an ``Authorization`` header: 401, ``WWW-Authenticate: Bearer``.
 MissingAuthorizationHeaderError = create_error(
     "FST_BEARER_AUTH_MISSING_AUTHORIZATION_HEADER", "missing authorization header", 401)
+#: An ``Authorization`` header that is not a bearer token (``error="invalid_request"``) or
+#: whose key is refused (``error="invalid_token"``): 401.
 InvalidAuthorizationHeaderError = create_error(
     "FST_BEARER_AUTH_INVALID_AUTHORIZATION_HEADER", "invalid authorization header", 401)
+#: The ``auth`` option's function returned something other than a ``bool``: 500.
 InvalidAuthResultError = create_error(
     "FST_BEARER_AUTH_INVALID_AUTH_RESULT", "internal server error", 500)
 

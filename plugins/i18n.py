@@ -1,6 +1,6 @@
 """Localized validation messages: ``localize(errors, lang)``.
 
-The validation engine writes its error records in English, in the seed's wording
+The validation engine writes its error records in English
 (``should be integer``, ``should have required property 'name'``). ``localize`` returns
 new records with the ``message`` rewritten in another language, built from each
 record's ``keyword`` and ``params`` (so it works on any Ajv-shaped record, not by
@@ -22,7 +22,7 @@ pass through unchanged; any other keyword gets the generic "should pass "<kw>" k
 validation" text. A record whose ``params`` lack what its message needs keeps its
 message.
 
-Example: an error handler answering validation failures in German (seed 7, note 4)::
+Example: an error handler answering validation failures in German::
 
     from framework import Framework
     from plugins.i18n import localize

@@ -36,7 +36,8 @@ Forms (anywhere in a schema: a route's input schemas, nested properties, items,
   or a path that does not exist fails ``ready()``.
 
 ``S`` is a schema written inline or ``{"$ref": ...}`` to a shared schema or a local
-definition (the seed's ``$ref`` forms, resolved by :class:`framework.schemas.RefIndex`);
+definition (any ``$ref`` form a route schema may use, resolved by
+:class:`framework.schemas.RefIndex`);
 ``W`` may be a ``$ref`` too. Sources and patches are deep-copied: the shared schema stays
 as it was. A source taken from a shared schema loses its top-level ``$id`` (the result is
 a new schema, not that one) and its local references (``#/definitions/x``) are rewritten

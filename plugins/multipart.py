@@ -47,7 +47,9 @@ from framework.errors import create_error
 
 __all__ = ["multipart", "MultipartOptionsError", "MultipartLimitError", "MultipartBoundaryError"]
 
+#: A multipart body past one of its limits (``file_size``, ``files``, ``fields``, ``parts``...): 413.
 MultipartLimitError = create_error("FST_MULTIPART_LIMIT", "multipart body over its limit: %s", 413)
+#: A multipart body that cannot be parsed (no boundary in the ``Content-Type``, a malformed part): 400.
 MultipartBoundaryError = create_error("FST_MULTIPART_INVALID", "invalid multipart body: %s", 400)
 
 _LIMITS = {"file_size": 1_048_576, "files": 10, "fields": 1000, "field_size": 1_048_576, "parts": 1000,

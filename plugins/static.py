@@ -43,6 +43,8 @@ class StaticOptionsError(ValueError):
 
 
 def static(instance: Any, opts: dict[str, Any]) -> None:
+    """The plugin: register it with ``root`` (and ``prefix``, ``index``, ``max_age``,
+    ``dotfiles``) to serve that directory; see the module's description."""
     options = {key: value for key, value in dict(opts or {}).items() if key != "prefix"}
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:

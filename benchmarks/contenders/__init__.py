@@ -14,11 +14,13 @@ import importlib.metadata
 import importlib.util
 
 # Order matters only for display: ours first, then the floor, then the peers.
-ORDER = ("ours", "ours_logged", "handwritten", "falcon", "flask", "bottle", "fastapi", "litestar")
+ORDER = ("ours", "ours_logged", "ours_typed", "ours_dataclass", "handwritten", "falcon", "flask", "bottle", "fastapi", "litestar")
 
 _MODULES = {
     "ours": "benchmarks.contenders.ours",
     "ours_logged": "benchmarks.contenders.ours_logged",
+    "ours_typed": "benchmarks.contenders.ours_typed",
+    "ours_dataclass": "benchmarks.contenders.ours_dataclass",
     "handwritten": "benchmarks.contenders.handwritten",
     "falcon": "benchmarks.contenders.falcon_app",
     "flask": "benchmarks.contenders.flask_app",

@@ -9,7 +9,8 @@ Public API::
     validate.root(data, "", errors)   # the generated function itself (hot path; may raise Invalid)
     print(engine.compile_source(schema))   # the generated module, commented with schema paths
 
-See :class:`ValidatorEngine` for the options and the error-record shape.
+See :class:`ValidatorEngine` for the options and the error-record shape, and
+:class:`Validator` for what ``compile`` returns.
 
 Layout (one concern per module):
 
@@ -52,9 +53,9 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
   ``propertyName``), like the other fields in snake_case.
 """
 from ..errors import Invalid, SchemaCompileError, format_errors
-from .engine import DEFAULT_OPTIONS, ValidatorEngine, compile_schema
+from .engine import DEFAULT_OPTIONS, Validator, ValidatorEngine, compile_schema
 from .keywords import KNOWN_KEYWORDS, unknown_keywords
 from .runtime import js_string
 
-__all__ = ["DEFAULT_OPTIONS", "Invalid", "KNOWN_KEYWORDS", "SchemaCompileError", "ValidatorEngine", "compile_schema",
-           "format_errors", "js_string", "unknown_keywords"]
+__all__ = ["DEFAULT_OPTIONS", "Invalid", "KNOWN_KEYWORDS", "SchemaCompileError", "Validator", "ValidatorEngine",
+           "compile_schema", "format_errors", "js_string", "unknown_keywords"]

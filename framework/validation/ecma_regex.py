@@ -12,6 +12,14 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING, TypeAlias, Union
+
+if TYPE_CHECKING:
+    import regex
+
+#: What :func:`compile_pattern` gives: an ``re`` pattern, or a ``regex`` one for a pattern
+#: with Unicode property escapes (both have the same ``search``).
+CompiledPattern: TypeAlias = Union["re.Pattern[str]", "regex.Pattern[str]"]
 
 # JavaScript's \s: WhiteSpace and LineTerminator (Python's lacks U+FEFF).
 _JS_SPACE = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff"
@@ -119,7 +127,7 @@ def _translate(pattern: str) -> tuple[str, bool]:
 
 
 @functools.lru_cache(maxsize=1024)
-def compile_pattern(pattern: str) -> "re.Pattern[str]":
+def compile_pattern(pattern: str) -> CompiledPattern:
     """Compile a JSON-Schema ``pattern``; ``ValueError`` for an invalid or unsupported one.
 
     Schema text only (the application's patterns), never request data. A pattern with

@@ -220,7 +220,7 @@ def is_ecma_regex(pattern: str) -> bool:
             match = _QUANTIFIER.match(pattern, at)
             if match is None or not quantifiable:
                 return False
-            low, comma, high = match.groups()
+            low, _comma, high = match.groups()
             if high:
                 low, high = low.lstrip("0"), high.lstrip("0")
                 # Compare as numbers without int() (quadratic on long digit strings).
@@ -256,7 +256,8 @@ def is_ecma_regex(pattern: str) -> bool:
                 named_references.append(match.group())
                 at = match.end() + 1
             elif following in "123456789":
-                digits = _DIGITS.match(pattern, at + 1).group()
+                # (always a match: the character there is a digit)
+                digits = _DIGITS.match(pattern, at + 1).group()  # type: ignore[union-attr]
                 if len(digits) > 7:  # more than any pattern of this length can have groups
                     return False
                 highest_reference = max(highest_reference, int(digits))
@@ -269,7 +270,7 @@ def is_ecma_regex(pattern: str) -> bool:
         else:
             # A run of ordinary characters (and "."): one regex step instead of one loop
             # turn per character; a quantifier after it applies to its last character.
-            at = _ORDINARY.match(pattern, at).end()
+            at = _ORDINARY.match(pattern, at).end()  # type: ignore[union-attr]  # (always a match here)
             quantifiable = True
     return not open_groups and highest_reference <= captures and all(name in names for name in named_references)
 

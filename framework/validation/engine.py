@@ -3,21 +3,53 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
-from typing import Any, Callable, Iterable, Pattern, Union
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, Protocol, TypeAlias, Union, cast
 
 from ..codegen import CodeCache, load
-from ..errors import SchemaValidationFailure
+from ..errors import Invalid, SchemaValidationFailure
 from ..schemas import RefIndex
 from .formats import make_check
-from .generator import ValidatorCodeGenerator
-from .runtime import Invalid
+from .generator import KeywordCheck, ValidatorCodeGenerator
+from .runtime import ErrorRecord
 
-Schema = Any
-Validator = Callable[[Any], Any]
-FormatCheck = Union[str, Pattern[str], Callable[[Any], bool]]
-Transform = Callable[[dict, Mapping[str, dict]], dict]
-ErrorProcessor = Callable[[list, dict], list]
+#: A JSON Schema (draft 7): an object, or a boolean schema (``True`` accepts anything,
+#: ``False`` nothing).
+Schema: TypeAlias = Union[dict[str, Any], bool]
+#: A user format: a regex source, a compiled regex, or a predicate ``check(value) -> bool``.
+FormatCheck: TypeAlias = Union[str, "re.Pattern[str]", Callable[[Any], bool]]
+#: ``fn(schema, shared) -> schema`` (:meth:`ValidatorEngine.add_transform`).
+Transform: TypeAlias = Callable[[Schema, Mapping[str, Schema]], Schema]
+#: ``fn(errors, schema) -> errors`` (:meth:`ValidatorEngine.add_error_processor`).
+ErrorProcessor: TypeAlias = Callable[[list[ErrorRecord], Schema], list[ErrorRecord]]
+#: The generated function itself: ``root(data, path, errors) -> data``. Records go to
+#: ``errors``; with ``all_errors`` off the first one also raises :class:`~framework.errors.Invalid`.
+RootValidator: TypeAlias = Callable[[Any, str, list[ErrorRecord]], Any]
+#: A validator plugin: ``fn(engine, opts)``, called once when the engine is created.
+ValidatorPlugin: TypeAlias = Callable[["ValidatorEngine", Mapping[str, Any]], object]
+
+
+class Validator(Protocol):
+    """What :meth:`ValidatorEngine.compile` returns: ``validate(data) -> value``.
+
+    The validated value is returned (coercion, defaults and removal change containers in
+    place; a changed root value is returned); a failure raises
+    :class:`~framework.errors.SchemaValidationFailure` with the error records.
+    """
+
+    #: The compiled (transformed) root schema.
+    schema: Schema
+    #: The generated module's source (as :meth:`ValidatorEngine.compile_source` gives it).
+    source: str
+    #: The generated function ``root(data, path, errors) -> data``, for callers that catch
+    #: :class:`~framework.errors.Invalid` and raise the failure themselves (saving a call);
+    #: ``None`` when error processors must run.
+    root: RootValidator | None
+
+    def __call__(self, data: Any, /) -> Any:
+        """Validate ``data``: the validated value, or :class:`~framework.errors.SchemaValidationFailure`."""
+        ...
 
 DEFAULT_OPTIONS: dict[str, Any] = {
     "coerce_types": "array",
@@ -61,7 +93,7 @@ def _normalize_options(custom_options: Mapping[str, Any] | None) -> dict[str, An
         options[name] = value
     if not isinstance(options["formats"], Mapping):
         raise TypeError("validator option 'formats' must be a mapping of name -> regex or predicate")
-    options["formats"] = dict(options["formats"])
+    options["formats"] = dict(cast("Mapping[str, FormatCheck]", options["formats"]))
     return options
 
 
@@ -104,19 +136,22 @@ class ValidatorEngine:
     """
 
     def __init__(self, custom_options: Mapping[str, Any] | None = None,
-                 plugins: Iterable[Any] = ()) -> None:
+                 plugins: Iterable[ValidatorPlugin | tuple[ValidatorPlugin, Mapping[str, Any] | None]] = ()) -> None:
         self.options: dict[str, Any] = _normalize_options(custom_options)
         self._formats: dict[str, Callable[[Any], bool]] = {}
-        self._keywords: dict[str, Callable[..., bool] | None] = {}
+        self._keywords: dict[str, KeywordCheck | None] = {}
         self._transforms: list[Transform] = []
         self._error_processors: list[ErrorProcessor] = []
-        self._cache: dict[str, Callable[[Any], Any]] = {}
+        self._cache: dict[str, Validator] = {}
         self._shared_memo: dict[int, tuple[Schema, Schema]] = {}
         for name, check in self.options["formats"].items():
             self.add_format(name, check)
+        fn: ValidatorPlugin
+        opts: Mapping[str, Any] | None
         for item in plugins:
             if isinstance(item, tuple):
-                fn, opts = item
+                # (Any: to pyright the tuple could also be a callable tuple subclass, of unknown items)
+                fn, opts = cast(Any, item)
             else:
                 fn, opts = item, {}
             fn(self, opts if opts is not None else {})
@@ -127,7 +162,7 @@ class ValidatorEngine:
 
         The check is applied to strings only; other values pass.
         """
-        if not isinstance(name, str):
+        if not isinstance(name, str):  # pyright: ignore[reportUnnecessaryIsInstance]  # for untyped callers
             raise TypeError("a format name must be a string")
         predicate = make_check(check)
 
@@ -137,14 +172,14 @@ class ValidatorEngine:
         self._cache.clear()
         return self
 
-    def add_keyword(self, name: str, validate: Callable[[Any, Any, dict], bool] | None = None) -> "ValidatorEngine":
+    def add_keyword(self, name: str, validate: KeywordCheck | None = None) -> "ValidatorEngine":
         """Declare keyword ``name``; ``validate(data, keyword_value, parent_schema) -> bool``.
 
         A ``False`` result records ``{"keyword": name, "message": 'should pass "<name>" keyword
         validation', "params": {}}``. Without ``validate`` the keyword is an annotation
         (error processors may read it).
         """
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str) or not name:  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise TypeError("a keyword name must be a non-empty string")
         self._keywords[name] = validate
         self._cache.clear()
@@ -211,7 +246,7 @@ class ValidatorEngine:
         schema = copy.deepcopy(schema)
         for fn in self._transforms:
             schema = fn(schema, shared)
-        return schema, _TransformedShared(self, shared)
+        return schema, _TransformedShared(self._transformed_shared, shared)
 
     def _transformed_shared(self, item: Schema, shared: Mapping[str, Schema]) -> Schema:
         # Each shared schema is transformed once per engine (routes share them), lazily:
@@ -232,7 +267,7 @@ class ValidatorEngine:
         except (TypeError, ValueError):
             return None
 
-    def _wrap(self, root: Callable[[Any, str, list], Any], schema: Schema, source: str) -> Validator:
+    def _wrap(self, root: RootValidator, schema: Schema, source: str) -> Validator:
         processors = self._error_processors
 
         def validate(data: Any) -> Any:
@@ -247,28 +282,31 @@ class ValidatorEngine:
                 raise SchemaValidationFailure(errors)
             return data
 
-        validate.schema = schema  # type: ignore[attr-defined]
-        validate.source = source  # type: ignore[attr-defined]
+        # Compile time, once: the function gets the attributes a Validator has.
+        validator = cast(Validator, validate)
+        validator.schema = schema
+        validator.source = source
         # ``root(data, path, errors)`` for callers that can run the steps above themselves
         # (input validation, framework.inputs, does, to save a frame per request): only without processors.
-        validate.root = None if processors else root  # type: ignore[attr-defined]
-        return validate
+        validator.root = None if processors else root
+        return validator
 
 
-class _TransformedShared(Mapping):
+class _TransformedShared(Mapping[str, Schema]):
     """The shared schemas as the transforms make them, transformed on first access."""
 
-    def __init__(self, engine: ValidatorEngine, shared: Mapping[str, Schema]) -> None:
-        self._engine = engine
+    def __init__(self, transformed: Callable[[Schema, Mapping[str, Schema]], Schema],
+                 shared: Mapping[str, Schema]) -> None:
+        self._transformed = transformed
         self._shared = shared
 
     def __getitem__(self, key: str) -> Schema:
-        return self._engine._transformed_shared(self._shared[key], self._shared)
+        return self._transformed(self._shared[key], self._shared)
 
     def __contains__(self, key: object) -> bool:
         return key in self._shared
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[str]:
         return iter(self._shared)
 
     def __len__(self) -> int:

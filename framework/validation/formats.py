@@ -196,7 +196,7 @@ def is_idn_hostname(value: str) -> bool:
     if any(not label or len(label) > _LABEL_MAX for label in labels):
         return False   # empty label (also a trailing dot) or too long
     size = len(labels) - 1
-    unicode_labels = []
+    unicode_labels: list[str] = []
     try:
         for label in labels:
             if label.isascii():

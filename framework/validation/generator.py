@@ -21,25 +21,35 @@ its schema path as a comment, so the source reads next to the schema it checks (
   ``validate``); ``path`` is the JSON pointer of ``data``, ``errors`` the list records
   go to.
 
-With ``all_errors=False`` the first error is recorded and :class:`~.runtime.Invalid`
+With ``all_errors=False`` the first error is recorded and :class:`~framework.errors.Invalid`
 unwinds; with ``True`` errors are recorded and validation goes on. ``anyOf``,
 ``oneOf``, ``not``, ``if``, ``contains`` and ``propertyNames`` run their subschemas on
 trial: the branch's records are kept or dropped as Ajv does.
 """
 from __future__ import annotations
 
-import re
-from contextlib import contextmanager, nullcontext
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Generator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any, Literal, TypeAlias
 
 from ..codegen import Constants, Emitter, comment
 from . import runtime
-from .ecma_regex import compile_pattern
+from .ecma_regex import CompiledPattern, compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
-from ..errors import SchemaCompileError
-from ..schemas import DRAFT07_META_URI, RefIndex, base_inside, escape_token as ptr, json_equal
+from ..errors import Invalid, SchemaCompileError
+from ..schemas import DRAFT07_META_URI, JSONValue, RefIndex, Schema, base_inside, escape_token as ptr, json_equal
 from .keywords import unknown_keywords
 from .messages import english
+
+#: A user keyword's check: ``validate(data, keyword_value, parent_schema) -> bool``.
+KeywordCheck: TypeAlias = Callable[[Any, Any, Schema], bool]
+#: Where the current data is, below the ``path`` of its function: ``("s", key)`` a static
+#: key or index, ``("i", name)`` / ``("k", name)`` a local variable holding an index / a key.
+_DataPath: TypeAlias = tuple[tuple[str, str], ...]
+#: ``(container source, key source)``: where a coerced value is written back.
+_Slot: TypeAlias = tuple[str, str]
+#: The per-block state :meth:`ValidatorCodeGenerator._save` returns.
+_State: TypeAlias = tuple[Any, str, _DataPath, str, _Slot | None, str, int, int, str | None]
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
 _SCALARS = ("null", "boolean", "number", "integer", "string")
@@ -87,25 +97,26 @@ def _is_number(value: Any) -> bool:
 class ValidatorCodeGenerator:
     """Generates one module of validation functions for one root schema."""
 
-    def __init__(self, definition: Any, index: RefIndex, options: dict[str, Any],
+    def __init__(self, definition: JSONValue, index: RefIndex, options: dict[str, Any],
                  formats: dict[str, Callable[[Any], bool]],
-                 keywords: dict[str, Callable[..., bool] | None]) -> None:
+                 keywords: dict[str, KeywordCheck | None]) -> None:
         self._out = Emitter()
-        self._fast_fail = not options["all_errors"]
+        self._fast_fail: bool = not options["all_errors"]
+        # The schema of the block being generated (a dict inside the generate_* methods).
         self._definition: Any = definition
         self._variable = "data"
         self._index = index
-        self._coerce = options["coerce_types"]
-        self._array_mode = options["coerce_types"] == "array"
-        self._use_defaults = options["use_defaults"]
-        self._remove = options["remove_additional"]
-        self._nullable = options["nullable"]
-        self._strict = options.get("strict", False)
+        self._coerce: bool | str = options["coerce_types"]
+        self._array_mode: bool = options["coerce_types"] == "array"
+        self._use_defaults: bool | str = options["use_defaults"]
+        self._remove: bool | str = options["remove_additional"]
+        self._nullable: bool = options["nullable"]
+        self._strict: bool = options.get("strict", False)
         self._user_formats = formats
         self._keywords = keywords
         self._globals: dict[str, Any] = {
             "_fail": runtime.fail, "_add": runtime.add, "_fail_d": runtime.fail_d,
-            "_add_d": runtime.add_d, "_Invalid": runtime.Invalid, "_ptr": ptr,
+            "_add_d": runtime.add_d, "_Invalid": Invalid, "_ptr": ptr,
             "_coerce": runtime.coerce, "_NO": runtime.NO, "_jeq": json_equal,
             "_in_enum": runtime.in_enum, "_dup": runtime.duplicate, "_mult": runtime.multiple_of,
             "_jcopy": runtime.json_copy, "_coerce_fail": runtime.coerce_or_fail,
@@ -115,12 +126,12 @@ class ValidatorCodeGenerator:
         self._constants = Constants(self._globals)
         self._keep: list[Any] = []
         self._counter = 0
-        self._functions: dict[tuple, str] = {}
+        self._functions: dict[tuple[int, str, bool], str] = {}
         self._queue: list[tuple[str, Any, str, str, bool]] = []
         # Per-block state (saved and restored around subschemas).
-        self._path: tuple = ()
+        self._path: _DataPath = ()
         self._spath = "#"
-        self._slot: tuple[str, str] | None = None
+        self._slot: _Slot | None = None
         self._base = ""
         self._composite = 0
         self._static_blocks = 0
@@ -128,7 +139,7 @@ class ValidatorCodeGenerator:
         self.root_name = self._function_for(definition, "", "#", False)
 
     # ------------------------------------------------------------------ output
-    def emit(self, line: str, note: str | None = None) -> Any:
+    def emit(self, line: str, note: str | None = None) -> AbstractContextManager[None]:
         """Append one line; usable as ``with`` to indent the lines emitted inside.
 
         The line is never ``str.format()``-ed with schema values (a property name with
@@ -144,6 +155,7 @@ class ValidatorCodeGenerator:
 
     @property
     def globals(self) -> dict[str, Any]:
+        """The generated module's namespace: the runtime helpers and the constants table."""
         return self._globals
 
     def _var(self, prefix: str) -> str:
@@ -164,12 +176,12 @@ class ValidatorCodeGenerator:
             return repr(value)
         return self.const(value)
 
-    def _path_expr(self, path: tuple | None = None) -> str:
+    def _path_expr(self, path: _DataPath | None = None) -> str:
         """Source of the JSON pointer of the current data (``path`` plus what is below it)."""
         prefix, suffix = self._path_split(path)
         return prefix if not suffix else f"({prefix} + {self.const(suffix)})"
 
-    def _path_split(self, path: tuple | None = None) -> tuple[str, str]:
+    def _path_split(self, path: _DataPath | None = None) -> tuple[str, str]:
         """``(source of a dynamic prefix, static suffix)`` of the current data's JSON pointer."""
         parts = ["path"]
         text = ""
@@ -186,7 +198,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ errors
     def error(self, keyword: str, params: dict[str, Any] | None = None,
               schema_path: str | None = None, dynamic: str | None = None,
-              dynamic_message: str | None = None, path: tuple | None = None) -> None:
+              dynamic_message: str | None = None, path: _DataPath | None = None) -> None:
         """Emit the code that records one Ajv error (and stops, with ``all_errors=False``).
 
         ``dynamic`` is source text for a dict of run-time params, ``dynamic_message``
@@ -218,6 +230,7 @@ class ValidatorCodeGenerator:
 
     def generate_validation_function(self, name: str, node: Any, outer: str, spath: str,
                                      composite: bool) -> None:
+        """Generate ``def <name>(data, path, errors)`` validating against ``node``."""
         state = self._save()
         self._path, self._spath, self._slot, self._base = (), spath, None, outer
         self._composite = 1 if composite else 0
@@ -229,16 +242,16 @@ class ValidatorCodeGenerator:
             self.emit("return data")
         self._restore(state)
 
-    def _save(self) -> tuple:
+    def _save(self) -> _State:
         return (self._definition, self._variable, self._path, self._spath, self._slot, self._base,
                 self._composite, self._static_blocks, self._known_type)
 
-    def _restore(self, state: tuple) -> None:
+    def _restore(self, state: _State) -> None:
         (self._definition, self._variable, self._path, self._spath, self._slot, self._base,
          self._composite, self._static_blocks, self._known_type) = state
 
-    def generate_func_code_block(self, definition: Any, variable: str, path: tuple | None = None,
-                                 spath: str | None = None, slot: Any = "same",
+    def generate_func_code_block(self, definition: JSONValue, variable: str, path: _DataPath | None = None,
+                                 spath: str | None = None, slot: _Slot | None | Literal["same"] = "same",
                                  clear_variables: bool = True) -> int:
         """Validate ``variable`` against ``definition`` (a subschema at ``spath``, data at ``path``).
 
@@ -269,7 +282,7 @@ class ValidatorCodeGenerator:
             self._restore(state)
         return len(self._out) - start
 
-    def _generate_func_code_block(self, definition: Any) -> int:
+    def _generate_func_code_block(self, definition: JSONValue) -> int:
         if definition is True:
             return 0
         if definition is False:
@@ -281,6 +294,7 @@ class ValidatorCodeGenerator:
         return self.run_generate_functions(definition)
 
     def run_generate_functions(self, definition: dict[str, Any]) -> int:
+        """Generate the checks of every keyword of ``definition``; the number of keywords handled."""
         if self._strict:
             unknown = unknown_keywords(definition, self._keywords)
             if unknown:
@@ -303,12 +317,12 @@ class ValidatorCodeGenerator:
                 count += 1
         return count
 
-    def _sub(self, definition: Any, variable: str, path: tuple | None = None, spath_suffix: str = "",
-             slot: Any = "same") -> None:
+    def _sub(self, definition: JSONValue, variable: str, path: _DataPath | None = None, spath_suffix: str = "",
+             slot: _Slot | None | Literal["same"] = "same") -> None:
         self.generate_func_code_block(definition, variable, path, self._spath + spath_suffix, slot)
 
     @contextmanager
-    def _trial(self) -> Iterator[None]:
+    def _trial(self) -> Generator[None, None, None]:
         self._composite += 1
         try:
             yield
@@ -316,14 +330,14 @@ class ValidatorCodeGenerator:
             self._composite -= 1
 
     @contextmanager
-    def _static_block(self) -> Iterator[None]:
+    def _static_block(self) -> Generator[None, None, None]:
         self._static_blocks += 1
         try:
             yield
         finally:
             self._static_blocks -= 1
 
-    def _guard(self, group: str):
+    def _guard(self, group: str) -> AbstractContextManager[None]:
         """Open ``if <value is of group's type>:`` unless the ``type`` keyword settled it."""
         if self._known_type == group:
             return nullcontext()
@@ -348,7 +362,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ type
     def generate_type(self) -> None:
         definition, var = self._definition, self._variable
-        types = definition["type"]
+        types: str | list[str] = definition["type"]  # anything else fails the check below
         type_list = list(types) if isinstance(types, list) else [types]
         for kind in type_list:
             if kind not in _TYPES:
@@ -410,7 +424,8 @@ class ValidatorCodeGenerator:
             self.error("const", {"allowedValue": value})
 
     def generate_enum(self) -> None:
-        values, var = self._definition["enum"], self._variable
+        values: JSONValue = self._definition["enum"]
+        var = self._variable
         if not isinstance(values, list):
             raise SchemaCompileError(f"enum must be an array at {self._spath}")
         if values and all(isinstance(v, str) for v in values):
@@ -420,7 +435,7 @@ class ValidatorCodeGenerator:
         with self.emit(f"if not ({check}):"):
             self.error("enum", {"allowedValues": values})
 
-    def _branch(self, definition: Any, suffix: str, ok: str) -> None:
+    def _branch(self, definition: JSONValue, suffix: str, ok: str) -> None:
         """Try one subschema; afterwards ``ok`` is True if it passed (its records stay in ``errors``)."""
         if self._fast_fail:
             with self._static_block():
@@ -617,7 +632,7 @@ class ValidatorCodeGenerator:
         with guard:
             start = len(self._out)
             var = self._variable
-            items = definition.get("items")
+            items: JSONValue = definition.get("items")
             if isinstance(items, list):
                 self._tuple_defaults(items)
             if "maxItems" in definition:
@@ -639,7 +654,7 @@ class ValidatorCodeGenerator:
             if len(self._out) == start and not isinstance(guard, nullcontext):
                 self.emit("pass")
 
-    def _tuple_defaults(self, items: list) -> None:
+    def _tuple_defaults(self, items: list[JSONValue]) -> None:
         if not self._use_defaults or self._composite or self._in_meta_schema():
             return
         var = self._variable
@@ -656,7 +671,7 @@ class ValidatorCodeGenerator:
 
     def generate_unique_items(self) -> None:
         var = self._variable
-        items = self._definition.get("items")
+        items: JSONValue = self._definition.get("items")
         scalar = None
         if isinstance(items, dict) and "type" in items:
             item_types = items["type"] if isinstance(items["type"], list) else [items["type"]]
@@ -672,7 +687,7 @@ class ValidatorCodeGenerator:
 
     def generate_items(self) -> None:
         definition, var = self._definition, self._variable
-        items = definition["items"]
+        items: JSONValue = definition["items"]
         if items is True or items == {}:
             return
         if isinstance(items, list):
@@ -683,14 +698,14 @@ class ValidatorCodeGenerator:
                 limit = len(items)
                 with self.emit(f"if len({var}) > {limit}:"):
                     self.error("additionalItems", {"limit": limit})
-            for index, item in enumerate(items):
+            for position, item in enumerate(items):
                 if item is True or item == {}:
                     continue
                 element = self._var("item")
-                with self.emit(f"if len({var}) > {index}:"):
-                    self.emit(f"{element} = {var}[{index}]")
-                    self._sub(item, element, self._path + (("s", str(index)),), f"/items/{index}",
-                              (var, str(index)))
+                with self.emit(f"if len({var}) > {position}:"):
+                    self.emit(f"{element} = {var}[{position}]")
+                    self._sub(item, element, self._path + (("s", str(position)),), f"/items/{position}",
+                              (var, str(position)))
             if additional is not False and additional is not True and additional != {}:
                 index, element = self._var("index"), self._var("item")
                 with self._static_block():
@@ -780,7 +795,7 @@ class ValidatorCodeGenerator:
         return self.lit(value)
 
     def _property_defaults(self) -> None:
-        properties = self._definition.get("properties")
+        properties: JSONValue = self._definition.get("properties")
         if not self._use_defaults or self._composite or not isinstance(properties, dict) or self._in_meta_schema():
             return
         var = self._variable
@@ -795,7 +810,8 @@ class ValidatorCodeGenerator:
                     self.emit(f"{var}[{key}] = {self._default_source(sub['default'])}")
 
     def generate_required(self) -> None:
-        required, var = self._definition["required"], self._variable
+        required: JSONValue = self._definition["required"]
+        var = self._variable
         if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
             raise SchemaCompileError(f"required must be an array of strings at {self._spath}")
         if not required:
@@ -830,13 +846,14 @@ class ValidatorCodeGenerator:
     def _unmatched_test(self, key: str) -> str:
         """Source of a test that ``key`` matches neither ``properties`` nor ``patternProperties``."""
         definition = self._definition
-        properties = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
+        properties: Schema = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
         test = f"{key} not in {self.const(frozenset(properties))}"
-        for pattern in (definition.get("patternProperties") or {}):
+        patterns: Schema = definition.get("patternProperties") or {}
+        for pattern in patterns:
             test += f" and not {self.const(self._regex(pattern), 're')}.search({key})"
         return test
 
-    def _regex(self, pattern: str) -> "re.Pattern[str]":
+    def _regex(self, pattern: str) -> CompiledPattern:
         try:
             return compile_pattern(pattern)
         except ValueError as exc:
@@ -845,7 +862,7 @@ class ValidatorCodeGenerator:
     def generate_additional_properties(self) -> None:
         definition, var = self._definition, self._variable
         additional = definition.get("additionalProperties", True)
-        properties = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
+        properties: Schema = definition.get("properties") if isinstance(definition.get("properties"), dict) else {}
         declared = self.const(frozenset(properties))
         has_patterns = bool(definition.get("patternProperties"))
         precheck = f"if not {var}.keys() <= {declared}:"
@@ -872,6 +889,7 @@ class ValidatorCodeGenerator:
 
     def generate_dependencies(self) -> None:
         var = self._variable
+        dependency: list[str] | Schema | bool  # a schema, or the names the property requires
         for name, dependency in self._definition["dependencies"].items():
             if dependency is True or dependency == [] or dependency == {}:
                 continue
@@ -890,7 +908,7 @@ class ValidatorCodeGenerator:
 
     def generate_properties(self) -> None:
         var = self._variable
-        properties = self._definition["properties"]
+        properties: JSONValue = self._definition["properties"]
         if not isinstance(properties, dict):
             raise SchemaCompileError(f"properties must be an object at {self._spath}")
         for name, sub in properties.items():

@@ -10,7 +10,9 @@ same table for response schemas.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+
+from ..schemas import JSONValue
 
 #: Every keyword known without a plugin.
 KNOWN_KEYWORDS: frozenset[str] = frozenset((
@@ -32,7 +34,7 @@ KNOWN_KEYWORDS: frozenset[str] = frozenset((
 ))
 
 
-def unknown_keywords(schema: Any, extra: Iterable[str] = ()) -> list[str]:
+def unknown_keywords(schema: JSONValue, extra: Iterable[str] = ()) -> list[str]:
     """The keys of one schema object that are neither known nor in ``extra`` (schema order)."""
     if not isinstance(schema, dict):
         return []

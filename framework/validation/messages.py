@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..schemas import JSONValue
 from .runtime import js_string
 
 __all__ = ["ENGLISH", "DEFAULT_COMPARISON", "Formatter", "Params", "english", "js_text", "count",
@@ -22,7 +23,7 @@ Formatter = Callable[[str, Params], str]
 DEFAULT_COMPARISON = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
 
 
-def js_text(value: Any) -> str:
+def js_text(value: JSONValue | tuple[JSONValue, ...]) -> str:
     """A value as JavaScript prints it in a message (``5.0`` -> ``5``, ``True`` -> ``true``)."""
     if value is None:
         return "null"
@@ -34,15 +35,18 @@ def js_text(value: Any) -> str:
 
 
 def count(value: Any) -> int | float:
+    """``value`` if it is a number (not a bool), else 0."""
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
 
 def comparison(keyword: str, params: Params) -> str:
+    """The comparison of a limit record (``">="`` for ``minimum`` unless ``params`` says otherwise)."""
     return str(params.get("comparison") or DEFAULT_COMPARISON[keyword])
 
 
 def deps(params: Params) -> tuple[str, int]:
-    deps = params["deps"]
+    """``(names, count)`` of a ``dependencies`` record's ``deps`` (a list, or names joined by ``", "``)."""
+    deps: JSONValue | tuple[JSONValue, ...] = params["deps"]
     if isinstance(deps, (list, tuple)):
         deps_count = len(deps)
         deps = ", ".join(str(d) for d in deps)
@@ -60,6 +64,7 @@ def plural(n: Any, singular: str, many: str, *, french: bool = False) -> str:
 
 
 def limit(params: Params) -> str:
+    """A record's ``limit`` as JavaScript prints it."""
     return js_text(params["limit"])
 
 

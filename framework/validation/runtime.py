@@ -11,40 +11,49 @@ import math
 import re
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeAlias
 
 # Invalid is raised by generated code (its global _Invalid); input validation catches it around
 # ``validator.root``. Import it from framework.errors or framework.validation.
-from ..errors import Invalid  # noqa: F401
-from ..schemas import json_equal
+from ..errors import Invalid
+from ..schemas import JSONValue, json_equal
 
 
 #: Marks "coercion failed" and "property absent" (``None`` is a valid JSON value).
 NO = object()
 
 
-# An error spec is a constant of the generated code:
-# (keyword, schema_path, static params, static message, instance-path suffix); the suffix
-# is appended to the ``path`` the generated code passes (the path of its function's data).
+#: An error record (Ajv's shape): ``keyword``, ``instance_path``, ``schema_path``,
+#: ``params``, ``message``.
+ErrorRecord: TypeAlias = dict[str, Any]
+#: An error spec is a constant of the generated code:
+#: (keyword, schema_path, static params, static message, instance-path suffix); the suffix
+#: is appended to the ``path`` the generated code passes (the path of its function's data).
+ErrorSpec: TypeAlias = tuple[str, str, dict[str, Any], str, str]
+#: A ``type`` coercion plan, a constant of the generated code: (types, array_mode, spec).
+CoercionPlan: TypeAlias = tuple[tuple[str, ...], bool, ErrorSpec]
 
-def record(spec: tuple, path: str) -> dict[str, Any]:
+
+def record(spec: ErrorSpec, path: str) -> ErrorRecord:
+    """The error record of a static ``spec`` for the data at ``path``."""
     keyword, schema_path, params, message, suffix = spec
     return {"keyword": keyword, "instance_path": path + suffix, "schema_path": schema_path,
             "params": dict(params), "message": message}
 
 
-def fail(errors: list, spec: tuple, path: str) -> None:
+def fail(errors: list[ErrorRecord], spec: ErrorSpec, path: str) -> None:
     """Record a static error and stop."""
     errors.append(record(spec, path))
     raise Invalid
 
 
-def add(errors: list, spec: tuple, path: str) -> None:
+def add(errors: list[ErrorRecord], spec: ErrorSpec, path: str) -> None:
     """Record a static error and go on (``all_errors=True``)."""
     errors.append(record(spec, path))
 
 
-def make(spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> dict[str, Any]:
+def make(spec: ErrorSpec, path: str, params: dict[str, Any], message: str | None = None) -> ErrorRecord:
+    """The error record of ``spec`` with run-time ``params`` (and ``message``, if not the static one)."""
     keyword, schema_path, static_params, static_message, suffix = spec
     merged = dict(static_params)
     merged.update(params)
@@ -52,12 +61,16 @@ def make(spec: tuple, path: str, params: dict[str, Any], message: str | None = N
             "params": merged, "message": static_message if message is None else message}
 
 
-def fail_d(errors: list, spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> None:
+def fail_d(errors: list[ErrorRecord], spec: ErrorSpec, path: str, params: dict[str, Any],
+           message: str | None = None) -> None:
+    """Record an error with run-time params and stop."""
     errors.append(make(spec, path, params, message))
     raise Invalid
 
 
-def add_d(errors: list, spec: tuple, path: str, params: dict[str, Any], message: str | None = None) -> None:
+def add_d(errors: list[ErrorRecord], spec: ErrorSpec, path: str, params: dict[str, Any],
+          message: str | None = None) -> None:
+    """Record an error with run-time params and go on (``all_errors=True``)."""
     errors.append(make(spec, path, params, message))
 
 
@@ -151,27 +164,30 @@ def is_integer_value(value: Any) -> bool:
 
 def is_number(value: Any) -> bool:
     """A JSON number: an int or a finite float, never a bool (Ajv ``strictNumbers``)."""
-    kind = type(value)
+    # (pyright: type() of an Any is type[Unknown]; mypy: kind is float makes value a float)
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is int:
         return True
     if kind is float:
-        return value - value == 0.0
+        return value - value == 0.0  # type: ignore[no-any-return]
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def is_integer(value: Any) -> bool:
     """A JSON integer: an int, or a float with no fractional part (1.0), never a bool."""
-    kind = type(value)
+    # (pyright: type() of an Any is type[Unknown]; mypy: kind is float makes value a float)
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is int:
         return True
     if kind is float:
-        return value.is_integer()
+        return value.is_integer()  # type: ignore[no-any-return]
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def json_type(value: Any) -> str:
+    """The JSON type of ``value`` as Ajv names it (``"integer"`` for ``1`` and ``1.0``), or ``"unknown"``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -190,6 +206,7 @@ def json_type(value: Any) -> str:
 
 
 def matches_type(value: Any, json_types: tuple[str, ...]) -> bool:
+    """Whether ``value`` has one of ``json_types`` (an integer is a number too)."""
     kind = json_type(value)
     return kind in json_types or (kind == "integer" and "number" in json_types)
 
@@ -240,7 +257,7 @@ def _coerce_to(value: Any, target: str, array_mode: bool) -> Any:
     return NO
 
 
-def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
+def coerce(value: JSONValue, json_types: tuple[str, ...], array_mode: bool) -> Any:
     """Coerce ``value`` (which matches none of ``json_types``) or return ``NO``.
 
     Ajv's order (ajv-compat.md 1.1): in ``"array"`` mode a one-element array is first
@@ -270,7 +287,7 @@ def coerce(value: Any, json_types: tuple[str, ...], array_mode: bool) -> Any:
     return NO
 
 
-def coerce_or_fail(value: Any, plan: tuple, errors: list, path: str) -> Any:
+def coerce_or_fail(value: Any, plan: CoercionPlan, errors: list[ErrorRecord], path: str) -> Any:
     """The coerced value, or record the ``type`` error and stop. ``plan``: (types, array_mode, spec)."""
     result = coerce(value, plan[0], plan[1])
     if result is NO:
@@ -278,7 +295,7 @@ def coerce_or_fail(value: Any, plan: tuple, errors: list, path: str) -> Any:
     return result
 
 
-def coerce_or_add(value: Any, plan: tuple, errors: list, path: str) -> Any:
+def coerce_or_add(value: Any, plan: CoercionPlan, errors: list[ErrorRecord], path: str) -> Any:
     """The coerced value, or record the ``type`` error and return ``value`` unchanged."""
     result = coerce(value, plan[0], plan[1])
     if result is NO:
@@ -287,7 +304,8 @@ def coerce_or_add(value: Any, plan: tuple, errors: list, path: str) -> Any:
     return result
 
 
-def required(errors: list, spec: tuple, path: str, data: dict, names: list, stop: bool) -> None:
+def required(errors: list[ErrorRecord], spec: ErrorSpec, path: str, data: dict[str, Any], names: list[str],
+             stop: bool) -> None:
     """Record the missing properties in schema order (only the first one when ``stop``)."""
     for name in names:
         if name not in data:
@@ -299,14 +317,15 @@ def required(errors: list, spec: tuple, path: str, data: dict, names: list, stop
 
 # --------------------------------------------------------------------------- equality
 
-def in_enum(value: Any, allowed: list) -> bool:
+def in_enum(value: Any, allowed: list[Any]) -> bool:
+    """Whether ``value`` is JSON-equal to one of ``allowed`` (``enum``)."""
     for item in allowed:
         if json_equal(value, item):
             return True
     return False
 
 
-def _unique_key(value: Any) -> Any:
+def _unique_key(value: JSONValue) -> object:
     if isinstance(value, bool):
         return (bool, value)
     if isinstance(value, dict):
@@ -316,7 +335,7 @@ def _unique_key(value: Any) -> Any:
     return value
 
 
-def duplicate(data: list, scalar_types: tuple[str, ...] | None) -> tuple[int, int] | None:
+def duplicate(data: list[Any], scalar_types: tuple[str, ...] | None) -> tuple[int, int] | None:
     """``(i, j)`` of the duplicate Ajv reports for ``uniqueItems``, or ``None``.
 
     Ajv scans differently when ``items`` has scalar types (i = lower index, j = higher)
@@ -328,7 +347,7 @@ def duplicate(data: list, scalar_types: tuple[str, ...] | None) -> tuple[int, in
     except TypeError:  # an unhashable non-JSON value: fall back to the scan
         pass
     if scalar_types is not None:
-        indices: dict[Any, int] = {}
+        indices: dict[object, int] = {}
         for i in range(len(data) - 1, -1, -1):
             item = data[i]
             if not matches_type(item, scalar_types):
@@ -356,7 +375,7 @@ def multiple_of(value: Any, divisor: Any) -> bool:
     return quotient.denominator == 1
 
 
-def json_copy(value: Any) -> Any:
+def json_copy(value: JSONValue) -> JSONValue:
     """A deep copy of a JSON value, faster than ``copy.deepcopy``."""
     if type(value) is dict:
         return {k: json_copy(v) for k, v in value.items()}

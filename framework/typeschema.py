@@ -1,0 +1,616 @@
+"""Python types as JSON Schema: routes declared with annotations instead of schemas.
+
+Wherever a route accepts a JSON Schema (``body``, ``querystring``, ``params``,
+``headers``, a response status), it accepts a Python type too. :func:`schema_of`
+converts it once, when the route is declared; the result is compiled like any
+hand-written schema, so a typed route costs nothing more per request.
+
+- ``str``, ``int``, ``float``, ``bool``, ``None``: ``{"type": "string"}`` ... ``{"type": "null"}``;
+  ``Any`` and ``object``: ``{}``.
+- ``Literal["a", "b"]`` and an ``enum.Enum``: ``{"type": "string", "enum": ["a", "b"]}`` (the
+  ``type`` lets query strings and headers coerce).
+- ``X | None`` and ``Union[X, Y]``: ``{"type": [X, "null"]}`` for plain types, else ``anyOf``.
+- ``list[X]``, ``Sequence[X]``: ``{"type": "array", "items": X}``; ``set[X]`` and
+  ``frozenset[X]`` add ``"uniqueItems": true``; ``tuple[X, Y]`` gives ``items`` as a list with
+  ``minItems`` and ``maxItems``, ``tuple[X, ...]`` gives ``items: X``.
+- ``dict[str, X]``, ``Mapping[str, X]``: ``{"type": "object", "additionalProperties": X}``.
+- ``TypedDict``: ``properties``, and ``required`` from ``total``, ``Required`` and
+  ``NotRequired``.
+- ``@dataclass``: ``properties``, ``required`` for the fields without a default, and JSON
+  defaults as ``default``.
+- ``datetime``, ``date``, ``time``, ``UUID``: strings of the formats ``date-time``, ``date``,
+  ``time``, ``uuid``; ``Decimal``: ``{"type": "number"}``.
+- ``Annotated[X, ...]``: X with the constraints of annotated-types (``Ge``, ``Gt``, ``Le``,
+  ``Lt``, ``Interval``, ``MultipleOf``, ``MinLen``, ``MaxLen``, ``Len``), a compiled
+  ``re.Pattern`` (``pattern``), ``Doc`` (``description``), or :class:`Keywords` (any JSON
+  Schema keywords, merged in as given). Other metadata is someone else's and left alone.
+- A msgspec ``Struct`` or a pydantic ``BaseModel``: their own JSON Schema export.
+
+A class's docstring becomes its ``description``; so does a dataclass field's
+``metadata["description"]``. A type that refers to itself is placed under
+``definitions`` and referred to by ``$ref``. Anything else (``bytes``, a plain class,
+a ``Callable``...) is refused with :class:`TypeError` naming it.
+
+:func:`builder_of` gives what turns validated JSON into the annotated values: a
+dataclass, msgspec or pydantic instance, an ``Enum`` member, a ``datetime``, a
+``tuple``... A ``TypedDict`` stays the validated dict (only such values inside it are
+converted); a type made only of JSON types needs no builder at all.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+import inspect
+import json
+import re
+import sys
+import types
+import typing
+import uuid
+from collections import abc
+from collections.abc import Callable, Iterator, Mapping
+from decimal import Decimal
+from typing import Any, Union
+
+import typing_extensions
+
+from .errors import TypeSchemaError
+
+__all__ = ["schema_of", "builder_of", "is_python_type", "Keywords", "TypeSchemaError"]
+
+Schema = dict[str, Any]
+Build = Callable[[Any], Any]
+
+
+_SCALARS: dict[Any, Schema] = {
+    str: {"type": "string"},
+    bool: {"type": "boolean"},
+    int: {"type": "integer"},
+    float: {"type": "number"},
+    type(None): {"type": "null"},
+    None: {"type": "null"},
+    Decimal: {"type": "number"},
+    datetime.datetime: {"type": "string", "format": "date-time"},
+    datetime.date: {"type": "string", "format": "date"},
+    datetime.time: {"type": "string", "format": "time"},
+    uuid.UUID: {"type": "string", "format": "uuid"},
+}
+
+#: The JSON type of a ``Literal`` or ``Enum`` value.
+_VALUE_TYPES: tuple[tuple[type, str], ...] = (
+    (bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (type(None), "null"))
+
+#: Origins of array types (``typing_extensions.get_origin`` gives the ``collections.abc`` class).
+_SEQUENCES: frozenset[Any] = frozenset((list, tuple, set, frozenset, abc.Sequence, abc.MutableSequence, abc.Set,
+                                        abc.MutableSet, abc.Iterable, abc.Collection))
+_UNIQUE: frozenset[Any] = frozenset((set, frozenset, abc.Set, abc.MutableSet))
+_MAPPINGS: frozenset[Any] = frozenset((dict, abc.Mapping, abc.MutableMapping))
+_REQUIRED_WRAPPERS = frozenset(("Required", "NotRequired", "ReadOnly"))
+
+
+class Keywords(Mapping[str, Any]):
+    """JSON Schema keywords for ``Annotated``: ``Annotated[str, Keywords(format="email")]``,
+    ``Annotated[Point, Keywords({"additionalProperties": False})]``.
+
+    A plain dict works too, except inside a union (``X | None``): Python's typing hashes
+    the members of a union, and a dict cannot be hashed. ``Keywords`` can.
+    """
+
+    def __init__(self, keywords: Mapping[str, Any] | None = None, /, **more: Any) -> None:
+        self._keywords: dict[str, Any] = {**(keywords or {}), **more}
+        self._hash = hash(json.dumps(self._keywords, sort_keys=True, default=repr))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._keywords[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keywords)
+
+    def __len__(self) -> int:
+        return len(self._keywords)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Keywords) and self._keywords == other._keywords
+
+    def __repr__(self) -> str:
+        return f"Keywords({self._keywords!r})"
+
+
+def is_python_type(value: Any) -> bool:
+    """Whether a schema slot holds a Python type (to convert) rather than a JSON Schema.
+
+    A JSON Schema is a dict or a boolean; anything else given there is a type.
+    """
+    return not isinstance(value, (dict, bool)) and value is not None
+
+
+def schema_of(tp: Any) -> Schema:
+    """The JSON Schema (draft 7) of ``tp``.
+
+    >>> from typing import Literal, TypedDict
+    >>> class Item(TypedDict):
+    ...     name: str
+    ...     size: Literal["S", "M"]
+    >>> schema_of(Item)
+    {'type': 'object', 'properties': {'name': {'type': 'string'}, 'size': {'type': 'string', 'enum': ['S', 'M']}}, 'required': ['name', 'size']}
+    """
+    return _Converter(tp).schema()
+
+
+def builder_of(tp: Any) -> Build | None:
+    """What turns a validated JSON value into a value of ``tp``, or ``None`` when the
+    JSON value already is one (JSON types, a ``TypedDict`` of them, lists of them...)."""
+    return _builder(tp, set())
+
+
+# --- Reading types -----------------------------------------------------------------------
+
+def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
+    """``Annotated[X, a, b]`` -> ``(X, [a, b])``; ``Required[X]`` and the like -> X."""
+    metadata: list[Any] = []
+    while True:
+        origin = typing_extensions.get_origin(tp)
+        if origin is typing.Annotated or origin is typing_extensions.Annotated:
+            metadata.extend(tp.__metadata__)
+            tp = tp.__origin__
+        elif origin is not None and getattr(origin, "_name", None) in _REQUIRED_WRAPPERS:
+            tp = typing_extensions.get_args(tp)[0]
+        elif isinstance(tp, typing_extensions.TypeAliasType):
+            tp = tp.__value__
+        elif isinstance(tp, typing.NewType):
+            tp = tp.__supertype__
+        else:
+            return tp, metadata
+
+
+def _hashable(tp: Any) -> bool:
+    """Whether ``tp`` can be looked up in a dict: ``list[Annotated[str, {...}]]`` cannot
+    (a dict in its metadata)."""
+    try:
+        hash(tp)
+    except TypeError:
+        return False
+    return True
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return typing_extensions.is_typeddict(tp)
+
+
+def _is_dataclass(tp: Any) -> bool:
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp)
+
+
+def _is_msgspec_struct(tp: Any) -> bool:
+    msgspec = sys.modules.get("msgspec")
+    return msgspec is not None and isinstance(tp, type) and issubclass(tp, msgspec.Struct)
+
+
+def _is_pydantic_model(tp: Any) -> bool:
+    return isinstance(tp, type) and callable(getattr(tp, "model_json_schema", None)) \
+        and callable(getattr(tp, "model_validate", None))
+
+
+def _is_union(origin: Any) -> bool:
+    return origin is Union or origin is types.UnionType
+
+
+def _hints(tp: Any) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(tp, include_extras=True)
+    except NameError as error:
+        raise TypeSchemaError(f"The annotations of {_name(tp)} cannot be resolved ({error}): define the types "
+                              "they name at module level") from None
+
+
+def _is_required(typeddict: Any, key: str, hint: Any) -> bool:
+    """Whether a TypedDict key is required. ``Required[...]``/``NotRequired[...]`` are read
+    from the resolved hint: under ``from __future__ import annotations`` Python's own
+    ``__required_keys__`` cannot see them (they are strings when the class is made)."""
+    while True:
+        origin = typing_extensions.get_origin(hint)
+        if origin is typing.Annotated or origin is typing_extensions.Annotated:
+            hint = hint.__origin__
+            continue
+        name = getattr(origin, "_name", None) if origin is not None else None
+        if name == "Required":
+            return True
+        if name == "NotRequired":
+            return False
+        if name == "ReadOnly":
+            hint = typing_extensions.get_args(hint)[0]
+            continue
+        return key in getattr(typeddict, "__required_keys__", (key,))
+
+
+def _name(tp: Any) -> str:
+    return getattr(tp, "__qualname__", None) or getattr(tp, "__name__", None) or repr(tp)
+
+
+def _own_doc(tp: Any) -> str | None:
+    """The docstring written on the class, not one Python made up (dataclass, Enum)."""
+    doc = tp.__dict__.get("__doc__")
+    if not isinstance(doc, str) or not doc.strip():
+        return None
+    doc = inspect.cleandoc(doc)
+    if _is_dataclass(tp) and doc.startswith(f"{tp.__name__}("):
+        return None
+    if isinstance(tp, enum.EnumMeta) and doc in ("An enumeration.", "Create a collection of name/value pairs."):
+        return None
+    return doc
+
+
+def _json_type(value: Any) -> str:
+    for python, name in _VALUE_TYPES:
+        if type(value) is python:
+            return name
+    raise TypeSchemaError(f"{value!r} is not a JSON value (Literal and Enum values must be str, int, float, "
+                          "bool or None)")
+
+
+def _enum_schema(values: list[Any]) -> Schema:
+    kinds = list(dict.fromkeys(_json_type(value) for value in values))
+    return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
+
+
+# --- Type -> schema ----------------------------------------------------------------------
+
+class _Converter:
+    """One conversion: types that refer to themselves go under ``definitions``."""
+
+    def __init__(self, root: Any) -> None:
+        self.root = root
+        self.recursive: dict[Any, str] = {}
+        self.definitions: dict[str, Schema] = {}
+        self._find_recursion(root, [])
+
+    def schema(self) -> Schema:
+        schema = self.convert(self.root)
+        if self.definitions:
+            schema = dict(schema)
+            schema["definitions"] = self.definitions
+        return schema
+
+    # Named types are the only ones that can refer to themselves.
+    @staticmethod
+    def _named(tp: Any) -> bool:
+        return _is_typeddict(tp) or _is_dataclass(tp)
+
+    def _children(self, tp: Any) -> list[Any]:
+        tp, metadata = _unwrap(tp)
+        if self._named(tp):
+            hints = _hints(tp)
+            if _is_dataclass(tp):
+                return [hints[field.name] for field in dataclasses.fields(tp) if field.init]
+            return list(hints.values())
+        return list(typing_extensions.get_args(tp)) if typing_extensions.get_origin(tp) is not typing.Literal else []
+
+    def _find_recursion(self, tp: Any, stack: list[Any]) -> None:
+        bare, _ = _unwrap(tp)
+        if isinstance(bare, (str, typing.ForwardRef)):
+            raise TypeSchemaError(f"The forward reference {bare!r} cannot be resolved here: use a type, "
+                                  "or define the types at module level")
+        if self._named(bare):
+            if bare in stack:
+                if bare not in self.recursive:
+                    self.recursive[bare] = self._definition_name(bare)
+                return
+            stack = stack + [bare]
+        for child in self._children(tp):
+            if child is not Ellipsis:
+                self._find_recursion(child, stack)
+
+    def _definition_name(self, tp: Any) -> str:
+        base = re.sub(r"[^A-Za-z0-9_.]", "_", _name(tp))
+        name, count = base, 2
+        while name in self.recursive.values():
+            name, count = f"{base}{count}", count + 1
+        return name
+
+    def convert(self, tp: Any) -> Schema:
+        bare, metadata = _unwrap(tp)
+        if _hashable(bare) and bare in self.recursive:
+            name = self.recursive[bare]
+            if name not in self.definitions:
+                self.definitions[name] = {}  # taken: a self-reference below stops here
+                self.definitions[name] = self.convert_bare(bare)
+            schema: Schema = {"$ref": f"#/definitions/{name}"}
+        else:
+            schema = self.convert_bare(bare)
+        for item in metadata:
+            schema = _constrain(schema, item, tp)
+        return schema
+
+    def convert_bare(self, tp: Any) -> Schema:
+        if tp is Any or tp is object:
+            return {}
+        try:
+            scalar = _SCALARS.get(tp)
+        except TypeError:  # an unhashable annotation
+            scalar = None
+        if scalar is not None:
+            return dict(scalar)
+        origin = typing_extensions.get_origin(tp)
+        args = typing_extensions.get_args(tp)
+        if origin is typing.Literal or origin is typing_extensions.Literal:
+            values = [value.value if isinstance(value, enum.Enum) else value for value in args]
+            return _enum_schema(values)
+        if _is_union(origin):
+            return self.union(args)
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            schema = _enum_schema([member.value for member in tp])
+            doc = _own_doc(tp)
+            return {**schema, "description": doc} if doc else schema
+        if _is_typeddict(tp):
+            return self.typeddict(tp)
+        if _is_dataclass(tp):
+            return self.dataclass(tp)
+        if _is_msgspec_struct(tp):
+            import msgspec
+            return _local_definitions(msgspec.json.schema(tp))
+        if _is_pydantic_model(tp):
+            return _local_definitions(tp.model_json_schema())
+        if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
+            return self.sequence(origin or tp, args)
+        if origin in _MAPPINGS or (_hashable(tp) and tp in _MAPPINGS):
+            return self.mapping(args)
+        raise TypeSchemaError(f"{_name(tp)} has no JSON Schema form: use a TypedDict, a dataclass, a JSON type, "
+                              "or give a JSON Schema")
+
+    def union(self, args: tuple[Any, ...]) -> Schema:
+        members = [self.convert(arg) for arg in args]
+        if all(set(member) == {"type"} for member in members):
+            kinds: list[str] = []
+            for member in members:
+                for kind in member["type"] if isinstance(member["type"], list) else [member["type"]]:
+                    if kind not in kinds:
+                        kinds.append(kind)
+            return {"type": kinds}
+        return {"anyOf": members}
+
+    def sequence(self, origin: Any, args: tuple[Any, ...]) -> Schema:
+        schema: Schema = {"type": "array"}
+        if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+            if args == ((),):  # tuple[()]
+                return {"type": "array", "maxItems": 0}
+            schema["items"] = [self.convert(arg) for arg in args]
+            schema["minItems"] = schema["maxItems"] = len(args)
+            return schema
+        if args and args[0] is not Any:
+            schema["items"] = self.convert(args[0])
+        if origin in _UNIQUE:
+            schema["uniqueItems"] = True
+        return schema
+
+    def mapping(self, args: tuple[Any, ...]) -> Schema:
+        if args:
+            key, _ = _unwrap(args[0])
+            if key is not str:
+                raise TypeSchemaError(f"A JSON object's keys are strings: dict[{_name(key)}, ...] has no JSON "
+                                      "Schema form")
+            if args[1] is not Any:
+                return {"type": "object", "additionalProperties": self.convert(args[1])}
+        return {"type": "object"}
+
+    def typeddict(self, tp: Any) -> Schema:
+        hints = _hints(tp)
+        properties = {name: self.convert(hint) for name, hint in hints.items()}
+        return self.object(tp, properties, [name for name, hint in hints.items() if _is_required(tp, name, hint)])
+
+    def dataclass(self, tp: Any) -> Schema:
+        hints = _hints(tp)
+        properties: dict[str, Schema] = {}
+        required: list[str] = []
+        for field in dataclasses.fields(tp):
+            if not field.init:
+                continue
+            schema = self.convert(hints[field.name])
+            description = field.metadata.get("description")
+            if isinstance(description, str):
+                schema = {**schema, "description": description}
+            if field.default is not dataclasses.MISSING:
+                default = field.default.value if isinstance(field.default, enum.Enum) else field.default
+                if default is None or type(default) in (str, int, float, bool):
+                    schema = {**schema, "default": default}
+            elif field.default_factory is dataclasses.MISSING:
+                required.append(field.name)
+            properties[field.name] = schema
+        return self.object(tp, properties, required)
+
+    @staticmethod
+    def object(tp: Any, properties: dict[str, Schema], required: list[str]) -> Schema:
+        schema: Schema = {"type": "object", "properties": properties}
+        if required:
+            schema["required"] = required
+        doc = _own_doc(tp)
+        if doc:
+            schema["description"] = doc
+        return schema
+
+
+def _local_definitions(schema: Schema) -> Schema:
+    """msgspec's and pydantic's exports keep shared parts in ``$defs`` (2020-12):
+    draft 7 keeps them in ``definitions``."""
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {("definitions" if key == "$defs" else key): rewrite(value) for key, value in node.items()}
+            ref = out.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                out["$ref"] = "#/definitions/" + ref[len("#/$defs/"):]
+            return out
+        if isinstance(node, list):
+            return [rewrite(item) for item in node]
+        return node
+    return typing.cast(Schema, rewrite(schema))
+
+
+_BOUNDS = (("gt", "exclusiveMinimum"), ("ge", "minimum"), ("lt", "exclusiveMaximum"), ("le", "maximum"))
+
+
+def _constrain(schema: Schema, item: Any, tp: Any) -> Schema:
+    """``schema`` with one ``Annotated`` metadata item applied."""
+    if isinstance(item, (dict, Keywords)):
+        return {**schema, **item}
+    if isinstance(item, re.Pattern):
+        return {**schema, "pattern": item.pattern}
+    kind = type(item)
+    if kind.__module__ != "annotated_types" and kind.__name__ != "Doc":
+        return schema  # metadata for someone else (Annotated's rule)
+    name = kind.__name__
+    if name == "Doc":
+        return {**schema, "description": item.documentation}
+    if name in ("Gt", "Ge", "Lt", "Le", "Interval"):
+        out = dict(schema)
+        for attribute, keyword in _BOUNDS:
+            value = getattr(item, attribute, None)
+            if value is not None:
+                out[keyword] = value
+        return out
+    if name == "MultipleOf":
+        return {**schema, "multipleOf": item.multiple_of}
+    if name in ("MinLen", "MaxLen", "Len"):
+        noun = {"string": "Length", "array": "Items", "object": "Properties"}.get(schema.get("type", ""))
+        if noun is None:
+            raise TypeSchemaError(f"{name} in {tp!r} needs a str, list or dict type")
+        out = dict(schema)
+        if getattr(item, "min_length", None) is not None and (name != "Len" or item.min_length > 0):
+            out[f"min{noun}"] = item.min_length
+        if getattr(item, "max_length", None) is not None:
+            out[f"max{noun}"] = item.max_length
+        return out
+    raise TypeSchemaError(f"{name} in {tp!r} has no JSON Schema form")
+
+
+# --- JSON -> annotated values ------------------------------------------------------------
+
+def _builder(tp: Any, building: set[Any]) -> Build | None:
+    tp, _ = _unwrap(tp)
+    if _hashable(tp) and tp in _SCALAR_BUILDERS:
+        return _SCALAR_BUILDERS[tp]
+    origin = typing_extensions.get_origin(tp)
+    args = typing_extensions.get_args(tp)
+    if origin is typing.Literal or origin is typing_extensions.Literal or tp is Any or tp is object:
+        return None
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return tp
+    if _is_msgspec_struct(tp):
+        import msgspec
+        return lambda value: msgspec.convert(value, tp)
+    if _is_pydantic_model(tp):
+        return typing.cast(Build, tp.model_validate)
+    if _is_union(origin):
+        return _union_builder(args, building)
+    if _is_typeddict(tp) or _is_dataclass(tp):
+        if tp in building:  # recursive: built lazily, through the same function
+            return lambda value: _BUILT[tp](value) if tp in _BUILT else value
+        building = building | {tp}
+        fields = _hints(tp)
+        if _is_dataclass(tp):
+            fields = {field.name: fields[field.name] for field in dataclasses.fields(tp) if field.init}
+        builders = {name: b for name, hint in fields.items() if (b := _builder(hint, building)) is not None}
+        build = _object_builder(tp, builders)
+        if build is not None:
+            _BUILT[tp] = build
+        return build
+    if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+        return _tuple_builder([_builder(arg, building) for arg in args])
+    if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
+        kind = origin or tp
+        container: Build | None = tuple if kind is tuple else frozenset if kind is frozenset else \
+            set if kind in _UNIQUE else None
+        item = _builder(args[0], building) if args else None
+        if item is None:
+            return container
+        return _sequence_builder(container or list, item)
+    if origin in _MAPPINGS and len(args) == 2:
+        item = _builder(args[1], building)
+        return None if item is None else _mapping_builder(item)
+    return None
+
+
+def _tuple_builder(items: list[Build | None]) -> Build:
+    if not any(items):
+        return tuple
+
+    def build(value: list[Any]) -> tuple[Any, ...]:
+        return tuple(item(v) if item else v for item, v in zip(items, value))
+    return build
+
+
+def _sequence_builder(container: Callable[[Any], Any], item: Build) -> Build:
+    if container is list:
+        return lambda value: [item(v) for v in value]
+    return lambda value: container(item(v) for v in value)
+
+
+def _mapping_builder(item: Build) -> Build:
+    return lambda value: {key: item(v) for key, v in value.items()}
+
+
+#: Builders of recursive types, looked up when first called (they refer to themselves).
+_BUILT: dict[Any, Build] = {}
+
+
+def _object_builder(tp: Any, builders: dict[str, Build]) -> Build | None:
+    if _is_typeddict(tp):
+        if not builders:
+            return None
+
+        def convert_fields(value: dict[str, Any]) -> dict[str, Any]:
+            for name, build in builders.items():
+                if name in value:
+                    value[name] = build(value[name])
+            return value
+        return convert_fields
+
+    names = [field.name for field in dataclasses.fields(tp) if field.init]
+
+    def construct(value: dict[str, Any]) -> Any:
+        # Properties the schema does not name are not the constructor's: left out.
+        return tp(**{name: builders[name](value[name]) if name in builders else value[name]
+                     for name in names if name in value})
+    return construct
+
+
+def _union_builder(args: tuple[Any, ...], building: set[Any]) -> Build | None:
+    """A union's builder: ``None`` stays ``None``; one other member with a builder builds
+    the rest; several such members are told apart by the JSON value's type."""
+    members = [arg for arg in args if arg is not type(None) and arg is not None]
+    built = [(member, b) for member in members if (b := _builder(member, building)) is not None]
+    if not built:
+        return None
+    if len(members) == 1:
+        build = built[0][1]
+        return lambda value: None if value is None else build(value)
+    raise TypeSchemaError(f"Union[{', '.join(_name(m) for m in members)}]: a union of several types that need "
+                          "building (dataclasses, datetimes...) cannot tell which to build; use a JSON type or "
+                          "one such type")
+
+
+def _time(value: str) -> datetime.time:
+    return datetime.time.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
+
+
+def _datetime(value: str) -> datetime.datetime:
+    # date-time validated as RFC 3339: "Z" and lower-case "t" need help before Python 3.11.
+    text = value.replace("t", "T").replace("z", "Z")
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    return datetime.datetime.fromisoformat(text)
+
+
+def _decimal(value: Any) -> Decimal:
+    return Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+
+
+_SCALAR_BUILDERS: dict[Any, Build] = {
+    datetime.datetime: _datetime,
+    datetime.date: datetime.date.fromisoformat,
+    datetime.time: _time,
+    uuid.UUID: uuid.UUID,
+    Decimal: _decimal,
+}
