@@ -93,7 +93,8 @@ from .schemas import RefIndex, base_inside, pointer_tokens, strip_fragment
 if TYPE_CHECKING:
     from .context import Context
 
-__all__ = ["TypegenError", "typegen", "load_sources", "app_schemas", "command"]
+# TypegenError is imported from framework.errors, where it lives (and is documented).
+__all__ = ["typegen", "load_sources", "app_schemas", "command"]
 
 Schema: TypeAlias = "dict[str, Any]"
 
