@@ -38,7 +38,8 @@ object without ``properties``                   ``dict[str, T]``, ``T`` from
                                                 node's own type when every branch is typed)
 ``nullable: true``                              ``| None``
 ``array`` with ``items``                        ``list[T]``
-``items`` list with ``additionalItems: false``  ``tuple[T1, T2]`` (else ``list[T1 | T2 |
+``items`` list with ``additionalItems: false``  ``tuple[T1, T2]`` (so with ``maxItems`` no
+                                                more than the items; else ``list[T1 | T2 |
                                                 ...]``); JSON arrays are lists at run time
 ``$ref`` (``$id``, ``id#/definitions/x``,       the referenced definition's name
 ``#/definitions/x``, JSON pointers)
@@ -50,7 +51,8 @@ anything else (``not``, ``if``, ...)            ``Any``
 ==============================================  ===========================================
 
 Every source schema gets a definition, and so does each of its ``definitions`` /
-``$defs`` (a schema holding nothing but definitions only when something refers to it),
+``$defs`` (a schema holding nothing but definitions, or a ``$ref`` to one of its own as
+:func:`framework.typeschema.schema_of` writes them, only when something refers to it),
 every ``$ref`` target and every nested object with properties. Definitions come out
 dependencies first; a recursive reference is quoted (``'list[Node]'``). ``$ref`` is
 resolved by :class:`framework.schemas.RefIndex`, as the validator resolves it; its
@@ -64,8 +66,8 @@ docstring (a property's ``description`` a comment above it).
 
 ``NotRequired`` comes from :mod:`typing` on Python 3.11+ and from ``typing_extensions``
 on 3.10 (a ``sys.version_info`` check, which mypy and pyright understand): the module
-runs on every supported version and needs ``typing_extensions`` on 3.10 only, and only
-when some key is not required.
+runs on every supported version and needs ``typing_extensions`` (a dependency of the
+framework) on 3.10 only, and only when some key is not required.
 
 Generated code never holds schema text as source: names are reduced to identifiers,
 and every string (keys, ``Literal`` values, docstrings, comments, the sources named in
@@ -544,8 +546,10 @@ class _Generator:
             sub, sub_outer, _ = chosen
             sub_schema = _as_schema(sub)
             description = sub_schema.get("description") if sub_schema is not None else None
-            fields.append(_Field(key, self._type(sub, sub_outer, name + _camel(key)), key in required,
-                                 description if isinstance(description, str) and description.strip() else None))
+            field_type = self._type(sub, sub_outer, name + _camel(key))
+            if id(sub) in self.usage or not isinstance(description, str) or not description.strip():
+                description = None   # none, or the docstring of the property's own class
+            fields.append(_Field(key, field_type, key in required, description))
         fields.extend(_Field(key, ANY, True, None) for key in required if key not in declarations)
         return _Class(name, doc, fields)
 
@@ -592,7 +596,9 @@ class _Generator:
                               for number, item in enumerate(_as_list(items), 1)]
                 if not item_types:
                     return _Generic("list", (ANY,))
-                if schema.get("additionalItems") is False:
+                max_items = schema.get("maxItems")
+                if schema.get("additionalItems") is False or (
+                        isinstance(max_items, int) and not isinstance(max_items, bool) and max_items <= len(item_types)):
                     return _Generic("tuple", tuple(item_types))
                 extra = schema.get("additionalItems")
                 extra_type = self._type(extra, inner, f"{hint}Item") if isinstance(extra, dict) else ANY
@@ -715,9 +721,14 @@ _DEFINITION_KEYS = ("definitions", "$defs")
 
 
 def _holds_only_definitions(schema: Schema) -> bool:
-    """A schema that only groups definitions (``{"$id": ..., "definitions": {...}}``)."""
+    """A schema that only groups definitions (``{"$id": ..., "definitions": {...}}``), or
+    only points at one of its own (``{"$ref": "#/definitions/User", "definitions": ...}``,
+    as :func:`framework.typeschema.schema_of` and pydantic write them)."""
+    ref = schema.get("$ref")
+    if ref is not None and not (isinstance(ref, str) and ref.startswith("#/")):
+        return False
     return any(key in schema for key in _DEFINITION_KEYS) and not set(schema) - {
-        "$id", "$schema", "$comment", "title", "description", *_DEFINITION_KEYS}
+        "$id", "$schema", "$comment", "title", "description", "$ref", *_DEFINITION_KEYS}
 
 
 def _definitions(schema: Schema, outer: str) -> list[tuple[Schema, str, str]]:

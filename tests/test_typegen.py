@@ -23,6 +23,7 @@ import typing
 from typing import Any, Literal
 
 import pytest
+import typing_extensions
 
 import framework
 from conftest import SUPPORT_PATH
@@ -169,12 +170,14 @@ def test_arrays_and_tuples():
         {"$id": "open-tuple", "type": "array", "items": [{"type": "string"}, {"type": "integer"}],
          "additionalItems": {"type": "boolean"}},
         {"$id": "untyped-rest", "type": "array", "items": [{"type": "string"}]},
+        {"$id": "bounded", "type": "array", "items": [{"type": "string"}, {"type": "integer"}], "maxItems": 2},
     )
     assert module.Tags == list[str]
     assert module.Bare == list[Any]
     assert module.Pair == tuple[str, int]
     assert module.OpenTuple == list[str | int | bool]
     assert module.UntypedRest == list[Any]
+    assert module.Bounded == tuple[str, int]
 
 
 def test_anything_else_is_any():
@@ -259,6 +262,41 @@ def test_all_of_objects_are_merged():
     assert module.NotObjects is str
 
 
+class RoundTripAddress(typing_extensions.TypedDict):
+    """Where."""
+    city: str
+    zip: typing_extensions.NotRequired[str | None]
+
+
+class RoundTripUser(typing_extensions.TypedDict):
+    name: str
+    tags: list[str]
+    role: Literal["admin", "user"]
+    address: RoundTripAddress
+    point: tuple[float, int]
+    scores: dict[str, int]
+    friends: typing_extensions.NotRequired[list[RoundTripUser]]
+
+
+def test_schemas_derived_from_python_types_come_back_as_those_types():
+    """framework.typeschema's schema_of, then typegen: the same keys, required keys and types
+    (schema_of's top-level ``$ref`` to its own definitions is not a type of its own)."""
+    from framework.typeschema import schema_of
+    User = RoundTripUser
+    module = load(typegen({"user": schema_of(User)}))
+    generated = module.RoundTripUser   # the definition's name: schema_of names it after the class
+    # (User's own __required_keys__ cannot be used: this file's string annotations hide NotRequired)
+    assert generated.__required_keys__ == {"name", "tags", "role", "address", "point", "scores"}
+    assert generated.__optional_keys__ == {"friends"}
+    assert hints(generated) == {"name": str, "tags": list[str], "role": Literal["admin", "user"],
+                                "address": module.RoundTripUserAddress, "point": tuple[float, int],
+                                "scores": dict[str, int], "friends": list[generated]}
+    assert hints(module.RoundTripUserAddress) == {"city": str, "zip": str | None}
+    assert module.RoundTripUserAddress.__required_keys__ == {"city"} and module.RoundTripUserAddress.__doc__ == "Where."
+    assert [name for name in vars(module) if not name.startswith("_") and isinstance(vars(module)[name], type)
+            and typing.is_typeddict(vars(module)[name])] == ["RoundTripUserAddress", "RoundTripUser"]
+
+
 def test_unresolvable_refs_duplicate_ids_and_non_objects_are_errors():
     with pytest.raises(TypegenError, match="can't resolve \\$ref 'missing#'"):
         typegen([{"$id": "x", "type": "object", "properties": {"a": {"$ref": "missing#"}}}])
@@ -292,9 +330,14 @@ def test_unnamed_schemas_of_an_iterable():
 def test_title_and_description_become_docstrings_and_comments():
     source = typegen([{"$id": "pet", "title": "A pet", "description": "Kept at home.", "type": "object",
                        "properties": {"name": {"type": "string", "description": "What it answers to"}}},
-                      {"$id": "size", "title": "Size", "description": "In cm.", "type": "integer"}])
+                      {"$id": "size", "title": "Size", "description": "In cm.", "type": "integer"},
+                      {"$id": "box", "type": "object", "properties": {
+                          "inner": {"description": "Said once.", "type": "object", "properties": {"a": {"type": "string"}}},
+                          "size": {"$ref": "size", "description": "Of the box."}}}])
     assert "class APet(TypedDict):\n    'A pet\\n\\nKept at home.'\n    # 'What it answers to'\n    name: " in source
     assert "Size: TypeAlias = int\n'In cm.'\n" in source
+    assert "class BoxInner(TypedDict):\n    'Said once.'\n" in source and source.count("Said once.") == 1
+    assert "    # 'Of the box.'\n    size: NotRequired[Size]\n" in source
     assert load(source).APet.__doc__ == "A pet\n\nKept at home."
 
 
