@@ -44,7 +44,8 @@ SERVERS = ("gunicorn", "granian")
 
 
 def load_app(spec: str) -> Any:
-    """The application ``module:attribute`` names (the working directory is importable)."""
+    """The application ``module:attribute`` names (the working directory is importable): a
+    :class:`~framework.Framework`, or any object with a ``ready()`` method (checked here)."""
     module_name, _, attribute = spec.partition(":")
     if not module_name:
         raise SystemExit(f"error: {spec!r} does not name a module (module:app)")
@@ -78,6 +79,7 @@ def server_command(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``run``: become the server (``exec``) for ``framework.wsgi:app`` with ``FRAMEWORK_APP`` set."""
     command = server_command(args)
     environ = dict(os.environ, FRAMEWORK_APP=args.app)
     path = [os.getcwd(), *filter(None, environ.get("PYTHONPATH", "").split(os.pathsep))]
@@ -115,7 +117,7 @@ def _openapi(args: argparse.Namespace) -> int:
 
 
 def _explain(args: argparse.Namespace) -> int:
-    headers = {}
+    headers: dict[str, str] = {}
     for header in args.header or ():
         name, colon, value = header.partition(":")
         if not colon:
@@ -153,7 +155,10 @@ def add_commands(subcommands: Any) -> None:
                                ("plugins", "print_plugins", "print the plugin tree with load times")):
         parser = subcommands.add_parser(name, help=text)
         parser.add_argument("app", help="module:app")
-        parser.set_defaults(command_function=lambda args, method=method: _print_tree(args, method))
+
+        def print_tree(args: argparse.Namespace, method: str = method) -> int:
+            return _print_tree(args, method)
+        parser.set_defaults(command_function=print_tree)
     openapi_parser = subcommands.add_parser("openapi", help="print the application's OpenAPI 3.1 document")
     openapi_parser.add_argument("app", help="module:app")
     openapi_parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0: one line)")
@@ -174,6 +179,7 @@ def add_commands(subcommands: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m framework``: parse ``argv`` and run the subcommand; the exit status."""
     parser = argparse.ArgumentParser(prog="python -m framework")
     add_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -8,14 +8,18 @@ can never be parsed as JSON while skipping the JSON schema (CVE-2025-32442).
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from . import encoding
 from .errors import (ContentTypeParserAlreadyPresentError, ContentTypeParserInvalidError,
                      EmptyJsonBodyError, JsonBodyError, create_error)
 
+if TYPE_CHECKING:
+    from .request import Request
+
 FormBodyError = create_error("FST_ERR_CTP_INVALID_FORM", "Invalid form body: %s", 400)
 
+#: A body parser: ``parser(request, body_bytes)`` returns the parsed body (``request.body``).
 Parser = Callable[[Any, bytes], Any]
 
 # A hand-written scanner of RFC 9110's grammar, linear in the header's length:
@@ -38,7 +42,7 @@ _QUOTED_PAIR = re.compile(r"\\(.)")
 
 def _scan_media_type(header: str) -> "MediaType | None":
     end = len(header)
-    at = _OWS.match(header).end()
+    at = _OWS.match(header).end()  # type: ignore[union-attr]  # [ \t]* matches "": never None
     kind = _TOKEN.match(header, at)
     if kind is None or kind.end() >= end or header[kind.end()] != "/":
         return None
@@ -46,13 +50,13 @@ def _scan_media_type(header: str) -> "MediaType | None":
     if subtype is None:
         return None
     parameters: dict[str, str] = {}
-    at = _OWS.match(header, subtype.end()).end()
+    at = _OWS.match(header, subtype.end()).end()  # type: ignore[union-attr]  # never None, as above
     while at < end:
         parameter = _PARAMETER.match(header, at)
         if parameter is None:
             return None
         name, token, quoted = parameter.groups()
-        at = _OWS.match(header, parameter.end()).end()
+        at = _OWS.match(header, parameter.end()).end()  # type: ignore[union-attr]  # never None, as above
         if name is None:
             if at < end:  # an empty parameter (";;", "; x") is only tolerated last
                 return None
@@ -91,7 +95,7 @@ def parse_media_type(header: str) -> MediaType | None:
     return parsed
 
 
-def parse_json(request: Any, body: bytes) -> Any:
+def parse_json(request: "Request", body: bytes) -> Any:
     if not body:
         raise EmptyJsonBodyError()
     try:
@@ -100,7 +104,7 @@ def parse_json(request: Any, body: bytes) -> Any:
         raise JsonBodyError(str(exc)) from None
 
 
-def parse_text(request: Any, body: bytes) -> str:
+def parse_text(request: "Request", body: bytes) -> str:
     charset = "utf-8"
     media_type = request.media_type
     if media_type is not None:
@@ -111,7 +115,7 @@ def parse_text(request: Any, body: bytes) -> str:
         raise JsonBodyError(f"Body is not valid {charset} text: {exc}") from None
 
 
-def parse_form(request: Any, body: bytes) -> dict[str, Any]:
+def parse_form(request: "Request", body: bytes) -> dict[str, Any]:
     """``application/x-www-form-urlencoded``: ``a=1&a=2&b=x`` -> ``{"a": ["1", "2"], "b": "x"}``,
     as the query string is read (repeated keys give a list)."""
     from .request import parse_query_string
@@ -144,18 +148,23 @@ class ContentTypeParsers:
 
     def __init__(self, parent: "ContentTypeParsers | None" = None) -> None:
         if parent is None:
-            self.by_essence: dict[str, Parser] = {"application/json": parse_json, "text/plain": parse_text,
-                                                  "application/x-www-form-urlencoded": parse_form}
-            self.patterns: list[tuple[re.Pattern[str], Parser]] = []
-            self.catch_all: Parser | None = None
-            self.overridable = {"application/json", "text/plain", "application/x-www-form-urlencoded"}
+            self.by_essence: dict[str, Parser | StreamParser] = {
+                "application/json": parse_json, "text/plain": parse_text,
+                "application/x-www-form-urlencoded": parse_form}
+            self.patterns: list[tuple[re.Pattern[str], Parser | StreamParser]] = []
+            self.catch_all: Parser | StreamParser | None = None
+            self.overridable: set[str] = {"application/json", "text/plain", "application/x-www-form-urlencoded"}
         else:
             self.by_essence = dict(parent.by_essence)
             self.patterns = list(parent.patterns)
             self.catch_all = parent.catch_all
             self.overridable = set(parent.overridable)
 
-    def add(self, content_type: Any, parser: Parser, stream: bool = False, body_limit: int | None = None) -> None:
+    def add(self, content_type: str | re.Pattern[str] | list[str] | tuple[str, ...], parser: Parser,
+            stream: bool = False, body_limit: int | None = None) -> None:
+        """Add ``parser`` for ``content_type``: a media type, ``"*"`` (any other), a compiled
+        regex searched in the essence, or a list or tuple of media types. ``stream=True`` wraps it in
+        a :class:`StreamParser`. ``content_type`` is checked here (it comes from application code)."""
         if isinstance(content_type, (list, tuple)):
             for each in content_type:
                 self.add(each, parser, stream, body_limit)
@@ -164,17 +173,16 @@ class ContentTypeParsers:
             raise ContentTypeParserInvalidError()
         if body_limit is not None and (type(body_limit) is not int or body_limit <= 0):
             raise ValueError(f"body_limit must be a positive integer, got {body_limit!r}")
-        if stream:
-            parser = StreamParser(parser, body_limit)
+        stored: Parser | StreamParser = StreamParser(parser, body_limit) if stream else parser
         if isinstance(content_type, re.Pattern):
-            self.patterns.append((content_type, parser))
+            self.patterns.append((content_type, stored))
             return
-        if not isinstance(content_type, str) or not content_type:
+        if not isinstance(content_type, str) or not content_type:  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
             raise ContentTypeParserInvalidError()
         if content_type == "*":
             if self.catch_all is not None:
                 raise ContentTypeParserAlreadyPresentError(content_type)
-            self.catch_all = parser
+            self.catch_all = stored
             return
         media_type = parse_media_type(content_type)
         if media_type is None:
@@ -183,13 +191,14 @@ class ContentTypeParsers:
         if essence in self.by_essence and essence not in self.overridable:
             raise ContentTypeParserAlreadyPresentError(content_type)
         self.overridable.discard(essence)
-        self.by_essence[essence] = parser
+        self.by_essence[essence] = stored
 
     def has(self, content_type: str) -> bool:
         media_type = parse_media_type(content_type)
         return media_type is not None and media_type.essence in self.by_essence
 
-    def find(self, media_type: MediaType) -> Parser | None:
+    def find(self, media_type: MediaType) -> Parser | StreamParser | None:
+        """The parser for ``media_type``: by its essence, else the first regex that matches, else the ``"*"`` one."""
         parser = self.by_essence.get(media_type.essence)
         if parser is not None:
             return parser

@@ -34,28 +34,34 @@ def loads(raw: bytes) -> Any:
 def default(value: Any) -> Any:
     """orjson's ``default``: sets and tuples as arrays, dates and times as ISO strings,
     ``Decimal`` as the exact JSON number it writes (``NaN`` and infinities are errors),
-    objects with ``model_dump()`` (pydantic) or ``__json__()`` as what those return."""
+    msgspec structs as ``msgspec.to_builtins`` gives them, objects with ``model_dump()``
+    (pydantic) or ``__json__()`` as what those return."""
     from collections.abc import Iterator  # here, not at the top: edits stay inside default()
     from decimal import Decimal
 
     if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
+        # JSON items are Any by design; pyright narrows Any to set[Unknown] here.
+        return list(value)  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise TypeError(f"Decimal {value} is not a JSON number")
         return orjson.Fragment(str(value))  # str() of a finite Decimal is a JSON number
     if value is not UNDEFINED and hasattr(value, "isoformat"):
         return value.isoformat()
+    if isinstance(getattr(type(value), "__struct_fields__", None), tuple):  # a msgspec Struct
+        import msgspec
+        return msgspec.to_builtins(value)
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump) and not isinstance(value, type):
         return model_dump()
     to_json = getattr(value, "__json__", None)
     if callable(to_json) and not isinstance(value, type):
         return to_json()
+    name = type(value).__name__
     if isinstance(value, Iterator):
-        raise TypeError(f"a {type(value).__name__} inside a JSON reply is not JSON serializable: send the "
+        raise TypeError(f"a {name} inside a JSON reply is not JSON serializable: send the "
                         "iterator itself to stream it, or make it a list (list(...))")
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    raise TypeError(f"{name} is not JSON serializable")
 
 
 def dumps_bytes(value: Any) -> bytes:
@@ -80,9 +86,10 @@ def dumps_bytes(value: Any) -> bytes:
 def _cleaned(value: Any) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    # JSON values are Any by design; pyright narrows Any to dict[Unknown, Unknown] below.
     if isinstance(value, dict):
-        return {(k if isinstance(k, str) else str(k)): _cleaned(v) for k, v in value.items()
-                if v is not UNDEFINED}
+        return {(k if isinstance(k, str) else str(k)): _cleaned(v)  # pyright: ignore[reportUnknownArgumentType]
+                for k, v in value.items() if v is not UNDEFINED}  # pyright: ignore[reportUnknownVariableType]
     if isinstance(value, (list, tuple)):
-        return [None if v is UNDEFINED else _cleaned(v) for v in value]
+        return [None if v is UNDEFINED else _cleaned(v) for v in value]  # pyright: ignore[reportUnknownVariableType]
     return value

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .reply import Reply
     from .request import Request
 
+#: ``handler(error, request, reply)``: an error handler (``set_error_handler``).
 ErrorHandler = Callable[[BaseException, Any, Any], Any]
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 INTERNAL_ERROR_MESSAGE = "Internal Server Error"
@@ -56,7 +57,7 @@ def message_of(error: BaseException, status: int) -> str:
     return str(error)
 
 
-class ErrorPayload(dict):  # type: ignore[type-arg]
+class ErrorPayload(dict[str, Any]):
     """The default error payload, remembering its error: a response schema written for the
     error's status may pick up the error's own attributes (``error.hint``...), as Fastify's
     ``Object.create(error, ...)`` lets it; plain JSON never shows them."""
@@ -66,6 +67,7 @@ class ErrorPayload(dict):  # type: ignore[type-arg]
         self.error = error
 
     def with_error_fields(self) -> dict[str, Any]:
+        """The payload with the error's public attributes added (the payload's own keys win)."""
         fields = {name: value for name, value in vars(self.error).items()
                   if not name.startswith("_") and name not in self}
         return {**self, **fields}
@@ -83,16 +85,16 @@ def error_payload(status: int, error: BaseException) -> ErrorPayload:
     return payload
 
 
-def default_error_handler(error: BaseException, request: Any, reply: Any) -> None:
+def default_error_handler(error: BaseException, request: "Request", reply: "Reply") -> None:
     """Answer ``error`` as JSON. A status below 500 is logged at info; 500 and above at
     error, once, with the traceback, and with the request id, method and URL as the
     record's ``req_id``, ``method`` and ``url`` (none of which reaches the client). Both
     go through ``request.log``, so the route's ``log_level`` applies."""
     headers = getattr(error, "headers", None)
     if isinstance(headers, dict):
-        reply.headers(headers)
+        reply.headers(headers)  # pyright: ignore[reportUnknownArgumentType]  # any error's own dict attribute
     status = reply.status_code
-    log: logging.LoggerAdapter = request.log  # type: ignore[type-arg]
+    log: logging.LoggerAdapter[logging.Logger] = request.log
     if status >= 500:
         log.error("request %s %r failed: %s", request.method, request.url, describe(error),
                   exc_info=(type(error), error, error.__traceback__), extra=_request_fields(request))
@@ -102,7 +104,7 @@ def default_error_handler(error: BaseException, request: Any, reply: Any) -> Non
     reply.send(error_payload(status, error))
 
 
-def _request_fields(request: Any) -> dict[str, Any]:
+def _request_fields(request: "Request") -> dict[str, Any]:
     """A log record's request fields (never its headers: they may carry credentials)."""
     return {"req_id": request.id, "method": request.method, "url": request.url}
 
@@ -132,7 +134,8 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
     route.log.error("request %s %r: the default error handler failed: %s", request.method, request.url,
                     describe(error), exc_info=error, extra=_request_fields(request))
     reply.begin_error_handler(error, 500)
-    reply._headers.clear()  # whatever a failed handler set (half of an error's headers) goes
+    # Whatever a failed handler set (half of an error's headers) goes: the error chain owns the reply's headers.
+    reply._headers.clear()  # pyright: ignore[reportPrivateUsage]
     reply.code(500).send(_fixed_internal_error())
 
 
@@ -164,7 +167,7 @@ def _fixed_internal_error() -> dict[str, Any]:
     return {"statusCode": 500, "error": STATUS_CODES[500], "message": INTERNAL_ERROR_MESSAGE}
 
 
-def default_not_found_handler(request: Any, reply: Any) -> Any:
+def default_not_found_handler(request: "Request", reply: "Reply") -> "Reply":
     """Fastify's 404: ``Route GET:/x?y=1 not found`` (the URL as received)."""
     return reply.code(404).send({"statusCode": 404, "error": "Not Found",
                                  "message": f"Route {request.method}:{request.url} not found"})
@@ -173,11 +176,12 @@ def default_not_found_handler(request: Any, reply: Any) -> Any:
 class NotFoundRoutes:
     """The not-found answer of each prefix, longest prefix first, the root's last."""
 
-    def __init__(self, by_prefix: list[tuple[str, Any]], root: Any) -> None:
+    def __init__(self, by_prefix: list[tuple[str, CompiledRoute]], root: CompiledRoute) -> None:
         self.by_prefix = sorted(by_prefix, key=lambda item: len(item[0]), reverse=True)
         self.root = root
 
-    def find(self, path: str) -> Any:
+    def find(self, path: str) -> CompiledRoute:
+        """The not-found route for ``path``: its longest matching prefix's, else the root's."""
         for prefix, answer in self.by_prefix:
             if path == prefix or path.startswith(prefix + "/"):
                 return answer

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import errno
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+if TYPE_CHECKING:
+    from .fuzz import RouteFailure
 
 #: Node's ``http.STATUS_CODES``: the ``error`` words of every error payload.
 STATUS_CODES: dict[int, str] = {
@@ -50,9 +53,14 @@ class FrameworkError(Exception):
     that status; the others are 500s. ``headers`` are copied onto the error reply.
     """
 
+    #: The ``FST_ERR_*`` code of the error reply (``None``: no ``code`` key).
     code: str | None = None
+    #: The status the error is answered with.
     status_code: int = 500
+    #: The message, formatted with the positional arguments (``%s`` each).
     message_template: str = "%s"
+    #: The message as formatted.
+    message: str
 
     def __init__(self, *args: Any, status_code: int | None = None, code: str | None = None,
                  headers: dict[str, str] | None = None) -> None:
@@ -72,7 +80,7 @@ class FrameworkError(Exception):
         if headers is not None:
             self.headers = headers
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self) -> tuple[Any, ...]:
         # The message is already formatted: rebuild without formatting it twice.
         return _rebuild, (type(self), self.message, dict(self.__dict__))
 
@@ -84,14 +92,25 @@ def _rebuild(cls: type[FrameworkError], message: str, state: dict[str, Any]) -> 
     return error
 
 
+_E = TypeVar("_E", bound=FrameworkError)
+
+
+@overload
+def create_error(code: str, message: str, status_code: int = 500) -> type[FrameworkError]: ...
+@overload
+def create_error(code: str, message: str, status_code: int, base: type[_E]) -> type[_E]: ...
+@overload
+def create_error(code: str, message: str, status_code: int = 500, *, base: type[_E]) -> type[_E]: ...
 def create_error(code: str, message: str, status_code: int = 500,
                  base: type[FrameworkError] = FrameworkError) -> type[FrameworkError]:
     """Make an error class in the manner of ``@fastify/error``: ``create_error(code, "x %s", 400)``.
 
     The class is named after ``code`` and belongs to the calling module, so tracebacks
-    name where it was made.
+    name where it was made. It subclasses ``base`` (:class:`FrameworkError` unless given),
+    and is typed as ``type[base]``.
     """
-    module = sys._getframe(1).f_globals.get("__name__", __name__)
+    # sys._getframe is CPython's (and PyPy's) documented way to read the caller's module.
+    module = sys._getframe(1).f_globals.get("__name__", __name__)  # pyright: ignore[reportPrivateUsage]
     return type(code, (base,), {"code": code, "message_template": message,
                                 "status_code": status_code, "__module__": module})
 
@@ -109,7 +128,7 @@ class SchemaValidationFailure(Exception):
         super().__init__(errors[0]["message"] if errors else "validation failed")
         self.errors = errors
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.errors,), dict(self.__dict__)
 
 
@@ -316,7 +335,7 @@ class HookNotSupportedError(FrameworkError):
     code = "FST_ERR_HOOK_NOT_SUPPORTED"
     message_template = "%s hook not supported!"
 
-    def __init__(self, name: Any, suggestion: str | None = None) -> None:
+    def __init__(self, name: str, suggestion: str | None = None) -> None:
         super().__init__(name)
         if suggestion:
             self.message = f"{self.message} Use '{suggestion}' (hook names are snake_case)."
@@ -469,7 +488,7 @@ class AddressInUseError(FrameworkError, OSError):
     message_template = ("address already in use: %s:%s is taken by another process; "
                         "stop it or listen on another port")
 
-    def __init__(self, host: Any, port: Any) -> None:
+    def __init__(self, host: str, port: int) -> None:
         super().__init__(host, port)
         self.host = host
         self.port = port
@@ -479,7 +498,7 @@ class AddressInUseError(FrameworkError, OSError):
     def __str__(self) -> str:
         return self.message
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.host, self.port), dict(self.__dict__)
 
 
@@ -491,7 +510,7 @@ class UnresolvableRefError(LookupError):
         super().__init__(f"can't resolve reference {ref}")
         self.ref = ref
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self) -> tuple[Any, ...]:
         return type(self), (self.ref,)
 
 
@@ -528,9 +547,9 @@ class FuzzFailure(AssertionError):
     """``framework.testing.fuzz`` found routes that break their contract: ``failures``
     lists them (``method``, ``url``, ``message`` with the minimal example)."""
 
-    def __init__(self, failures: list[Any]) -> None:
+    def __init__(self, failures: list[RouteFailure]) -> None:
         self.failures = failures
         super().__init__("\n\n".join(str(failure) for failure in failures))
 
-    def __reduce__(self) -> Any:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.failures,))

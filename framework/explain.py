@@ -37,9 +37,13 @@ A hook or handler is shown by its qualified name (``<locals>`` left out). No han
 no hook runs. :class:`Explanation` is that dict; ``str()`` (or :meth:`Explanation.render`)
 is its text form, which ``python -m framework explain module:app GET /url`` prints.
 """
+# This module is the readable view of what Framework, Context and AppState keep in their
+# underscore attributes (hooks with their owners, error handlers, decorators, compiled
+# routes): it reads them by design, so pyright's private-usage check is off here only.
+# pyright: reportPrivateUsage=false
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import parse_qsl, urlsplit
 
 from .body import BodyParsing
@@ -54,14 +58,19 @@ if TYPE_CHECKING:
     from .app import Framework
     from .compiled_route import CompiledRoute
     from .context import Context
+    from .state import AppState
 
 REPLY_HOOKS = ("pre_serialization", "on_send", "on_response")
 
 
-class Explanation(dict):  # type: ignore[type-arg]
-    """What ``app.explain`` returns: a plain dict; ``str()`` renders it as text."""
+class Explanation(dict[str, Any]):
+    """What ``app.explain`` returns: a plain dict (the keys the module describes:
+    ``request``, ``outcome``, ``route``, ``steps``, ``validation``, ``serializers``,
+    ``reply``, ``errors``, ``not_found``, ``decorators``; JSON-ready values); ``str()``
+    renders it as text."""
 
     def render(self) -> str:
+        """The text form (what ``python -m framework explain`` prints)."""
         return render(self)
 
     def __str__(self) -> str:
@@ -75,9 +84,18 @@ def function_name(fn: Any) -> str:
     return str(name).replace(".<locals>", "")
 
 
+# Schemas are JSON (Any); these narrow them (isinstance would give dict[Unknown, Unknown]).
+def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
+def _is_array(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
+
+
 def context_chain(context: "Context") -> list["Context"]:
     """``context`` and its ancestors, root first."""
-    chain = []
+    chain: list[Context] = []
     current: Context | None = context
     while current is not None:
         chain.append(current)
@@ -87,7 +105,7 @@ def context_chain(context: "Context") -> list["Context"]:
 
 def hooks_with_owners(route: "CompiledRoute", name: str) -> list[dict[str, str]]:
     """The ``name`` hooks of ``route`` in run order: ``{"name", "plugin", "context"}``."""
-    found = []
+    found: list[dict[str, str]] = []
     for context in context_chain(route.context):
         hooks = context._hooks
         for owner, fn in zip(hooks.owners.get(name, ()), hooks.own.get(name, ())):
@@ -110,20 +128,24 @@ def explain(app: "Framework", method: str, url: str, headers: dict[str, str] | N
     result = Explanation(request={"method": method, "url": url, "path": path,
                                   "query": dict(parse_qsl(parts.query, keep_blank_values=True)),
                                   "headers": headers})
+    not_found_routes = state.not_found
+    assert not_found_routes is not None, "not-found routes are built at ready()"
     found = state.router.find(method, path)
     params: dict[str, str] = {}
+    not_allowed = app._not_allowed_route
+    compiled: CompiledRoute
     if found is not None:
         declared, params = found
         compiled = declared.compiled or app._compiled(declared)
         result["outcome"] = "route"
     else:
-        allowed = state.router.allowed_methods(path) if app._not_allowed_route is not None else []
-        if allowed:
-            compiled = app._not_allowed_route  # type: ignore[assignment]
+        allowed = state.router.allowed_methods(path) if not_allowed is not None else []
+        if allowed and not_allowed is not None:
+            compiled = not_allowed
             result["outcome"] = "method_not_allowed"
             result["allow"] = allowed + ["OPTIONS"] * ("OPTIONS" not in allowed)
         else:
-            compiled = state.not_found.find(path)  # type: ignore[union-attr]
+            compiled = not_found_routes.find(path)
             result["outcome"] = "not_found"
     context = compiled.context
     result["route"] = {"method": compiled.method, "url": compiled.url, "params": params, "context": context.name,
@@ -133,7 +155,7 @@ def explain(app: "Framework", method: str, url: str, headers: dict[str, str] | N
     result["serializers"] = _serializers(compiled)
     result["reply"] = {name: hooks_with_owners(compiled, name) for name in REPLY_HOOKS}
     result["errors"] = {"on_error": hooks_with_owners(compiled, "on_error"), "handlers": _error_handlers(compiled)}
-    not_found = state.not_found.find(path)  # type: ignore[union-attr]
+    not_found = not_found_routes.find(path)
     result["not_found"] = {"handler": function_name(not_found.handler), "context": not_found.context.name,
                            "prefix": not_found.context.prefix}
     result["decorators"] = _decorators(context)
@@ -171,13 +193,13 @@ def _refs(schema: Any) -> list[str]:
     refs: list[str] = []
 
     def walk(node: Any) -> None:
-        if isinstance(node, dict):
+        if _is_object(node):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref not in refs:
                 refs.append(ref)
             for value in node.values():
                 walk(value)
-        elif isinstance(node, list):
+        elif _is_array(node):
             for value in node:
                 walk(value)
 
@@ -186,13 +208,13 @@ def _refs(schema: Any) -> list[str]:
 
 
 def _part(schema: Any) -> dict[str, Any]:
-    entry = {"schema": schema, "refs": _refs(schema)}
-    if isinstance(schema, dict) and "$id" in schema:
+    entry: dict[str, Any] = {"schema": schema, "refs": _refs(schema)}
+    if _is_object(schema) and "$id" in schema:
         entry["id"] = schema["$id"]
     return entry
 
 
-def _validation(route: "CompiledRoute", state: Any) -> dict[str, Any]:
+def _validation(route: "CompiledRoute", state: "AppState") -> dict[str, Any]:
     schema = route.route.schema
     parts: dict[str, Any] = {}
     for part, _attribute in INPUT_PARTS:
@@ -219,8 +241,8 @@ def _validation(route: "CompiledRoute", state: Any) -> dict[str, Any]:
 
 
 def _serializers(route: "CompiledRoute") -> list[dict[str, Any]]:
-    entries = []
-    response = route.route.schema.get("response") or {}
+    entries: list[dict[str, Any]] = []
+    response: dict[str | int, Any] = route.route.schema.get("response") or {}
     exact = {str(key) for key in response if str(key).isdigit()}
     for key, entry in response.items():
         status = str(key).lower()
@@ -238,7 +260,7 @@ def _serializers(route: "CompiledRoute") -> list[dict[str, Any]]:
 
 
 def _error_handlers(route: "CompiledRoute") -> list[dict[str, str]]:
-    handlers = []
+    handlers: list[dict[str, str]] = []
     own = route.options.get("error_handler")
     if own is not None:
         handlers.append({"name": function_name(own), "context": "route option"})
@@ -348,12 +370,12 @@ def render(explanation: dict[str, Any]) -> str:
 
 
 def _schema_summary(schema: Any) -> str:
-    if not isinstance(schema, dict):
+    if not _is_object(schema):
         return repr(schema)
     kind = schema.get("type", "any" if "$ref" not in schema else "schema")
     properties = schema.get("properties")
-    if isinstance(properties, dict) and properties:
-        required = set(schema.get("required") or ())
+    if _is_object(properties) and properties:
+        required: set[str] = set(schema.get("required") or ())
         names = ", ".join(name + ("*" if name in required else "") for name in properties)
         return f"{kind} {{{names}}}"
     return str(kind)

@@ -10,14 +10,15 @@ Headers the reply already holds (CORS's, a hook's) are carried over onto its ans
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .reply import Reply
 
 
-def send_file(reply: "Reply", path: Any, *, download_name: str | None, max_age: int | None,
+def send_file(reply: "Reply", path: "str | os.PathLike[str]", *, download_name: str | None, max_age: int | None,
               mimetype: str | None, as_attachment: bool | None) -> "Reply":
+    """``reply.send_file(path, ...)``: see :meth:`framework.reply.Reply.send_file`."""
     from werkzeug.exceptions import RequestedRangeNotSatisfiable
     from werkzeug.utils import send_file as werkzeug_send_file
 
@@ -39,7 +40,8 @@ def send_file(reply: "Reply", path: Any, *, download_name: str | None, max_age: 
         if name in ("content-type", "content-length"):
             continue
         if isinstance(value, list):
-            response.headers.setlist(name, value)
+            # A multi-valued header (reply.header with a list): its values, Any as the reply holds them.
+            response.headers.setlist(name, value)  # pyright: ignore[reportUnknownArgumentType]
         else:
             response.headers[name] = value
     return reply.send(response)

@@ -27,20 +27,29 @@ Each route failing is reported with its minimal (shrunk) example; ``fuzz`` raise
 """
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import string
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, TypeGuard, Union
 from urllib.parse import quote
 
 from .errors import FuzzFailure
 from .inputs import BODY_SCHEMA_METHODS, is_content_map
-from .schemas import normalize_input_schema
+from .schemas import Schema, normalize_input_schema
 
 if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+
     from .app import Framework
     from .route import Route
+    from .testing import InjectResponse
+
+#: ``fuzz(routes=...)``: ``routes(route) -> bool``, or a collection of ``"METHOD /url"`` labels.
+RouteFilter = Union[Callable[["Route"], bool], Collection[str]]
+#: What a drawn request is: the invalid part (``None``: all valid) and each part's value.
+Drawn = tuple[Union[str, None], dict[str, Any]]
 
 PARTS = ("params", "body", "querystring", "headers")
 _UNSURE = ("allOf", "not", "if", "then", "else", "dependencies", "patternProperties", "propertyNames",
@@ -52,6 +61,8 @@ _MAX_INT = 2 ** 31
 
 @dataclass
 class RouteFailure:
+    """A route that broke its contract: ``message`` holds the minimal example."""
+
     method: str
     url: str
     message: str
@@ -64,28 +75,38 @@ class RouteFailure:
 class FuzzReport:
     """What ``fuzz`` checked: ``routes`` (``"GET /items/:id"``...) and ``failures``."""
 
-    routes: list[str] = field(default_factory=list)
-    failures: list[RouteFailure] = field(default_factory=list)
+    # (``lambda: []``: pyright reads ``default_factory=list`` as list[Unknown].)
+    routes: list[str] = field(default_factory=lambda: [])
+    failures: list[RouteFailure] = field(default_factory=lambda: [])
+
+
+# JSON values are Any; these narrow them to what they are (isinstance would give dict[Unknown, Unknown]).
+def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
+def _is_array(value: Any) -> TypeGuard[list[Any]]:
+    return isinstance(value, list)
 
 
 # $ref: inlined through the shared schemas visible to the route.
 def _pointer(document: Any, pointer: str) -> Any:
     for token in filter(None, pointer.split("/")):
         token = token.replace("~1", "/").replace("~0", "~")
-        document = document[int(token)] if isinstance(document, list) else document[token]
+        document = document[int(token)] if _is_array(document) else document[token]
     return document
 
 
-def inline_refs(schema: Any, shared: dict[str, Any], root: Any = None, depth: int = 0) -> Any:
+def inline_refs(schema: Any, shared: Mapping[str, Any], root: Any = None, depth: int = 0) -> Any:
     """``schema`` with every ``$ref`` replaced by what it points to (shared ``$id``s, JSON
     pointers); a recursion past 8 levels becomes ``{}`` (anything)."""
     if root is None:
         root = schema
     if depth > 8:
         return {}
-    if isinstance(schema, list):
+    if _is_array(schema):
         return [inline_refs(item, shared, root, depth) for item in schema]
-    if not isinstance(schema, dict):
+    if not _is_object(schema):
         return schema
     if isinstance(schema.get("$ref"), str):
         ref = schema["$ref"]
@@ -105,7 +126,7 @@ def inline_refs(schema: Any, shared: dict[str, Any], root: Any = None, depth: in
                   else value) for key, value in schema.items()}
 
 
-def _types(schema: dict[str, Any]) -> list[str]:
+def _types(schema: Schema) -> list[str]:
     kind = schema.get("type")
     if kind is None:
         if "properties" in schema or "required" in schema:
@@ -116,12 +137,13 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return [kind] if isinstance(kind, str) else list(kind)
 
 
-# Valid values.
-def valid(schema: Any, text: bool, st: Any) -> Any:
+# Valid values. (Hypothesis is imported where it is used: this module imports without it.)
+def valid(schema: Any, text: bool) -> SearchStrategy[Any]:
     """A strategy of values valid for ``schema`` (``text``: a value of a query string,
     path or header, drawn as it will be written: only scalars and arrays of scalars)."""
-    if schema is True or not isinstance(schema, dict) or not schema:
-        return st.text(_SAFE_TEXT, min_size=1, max_size=8) if text else _json_values(st)
+    from hypothesis import strategies as st
+    if schema is True or not _is_object(schema) or not schema:
+        return st.text(_SAFE_TEXT, min_size=1, max_size=8) if text else _json_values()
     if "const" in schema:
         return st.just(schema["const"])
     if "enum" in schema:
@@ -129,19 +151,21 @@ def valid(schema: Any, text: bool, st: Any) -> Any:
     for key in ("anyOf", "oneOf"):
         if key in schema:
             base = {k: v for k, v in schema.items() if k != key}
-            return st.one_of([valid({**base, **branch}, text, st) for branch in schema[key]
-                              if isinstance(branch, dict)])
+            return st.one_of([valid({**base, **branch}, text) for branch in schema[key]
+                              if _is_object(branch)])
     kinds = _types(schema) or (["string"] if text else ["string", "integer", "boolean"])
-    return st.one_of([_valid_of(kind, schema, text, st) for kind in kinds])
+    return st.one_of([_valid_of(kind, schema, text) for kind in kinds])
 
 
-def _json_values(st: Any) -> Any:
+def _json_values() -> SearchStrategy[Any]:
+    from hypothesis import strategies as st
     scalars = st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=8)
     return st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
                         | st.dictionaries(st.text(_SAFE_TEXT, max_size=5), inner, max_size=3), max_leaves=5)
 
 
-def _valid_of(kind: str, schema: dict[str, Any], text: bool, st: Any) -> Any:
+def _valid_of(kind: str, schema: Schema, text: bool) -> SearchStrategy[Any]:
+    from hypothesis import strategies as st
     if kind in ("integer", "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
         if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], (int, float)):
@@ -160,43 +184,57 @@ def _valid_of(kind: str, schema: dict[str, Any], text: bool, st: Any) -> Any:
         return st.none()
     if kind == "string":
         if isinstance(schema.get("pattern"), str):
+            pattern: str = schema["pattern"]
             # fullmatch: a string matching the whole pattern also matches it unanchored.
-            strategy = st.from_regex(schema["pattern"], fullmatch=True)
-            low, high = schema.get("minLength", 0), schema.get("maxLength")
-            return strategy.filter(lambda s: len(s) >= low and (high is None or len(s) <= high)
+            strategy = st.from_regex(pattern, fullmatch=True)
+            shortest: int = schema.get("minLength", 0)
+            longest: int | None = schema.get("maxLength")
+            return strategy.filter(lambda s: len(s) >= shortest and (longest is None or len(s) <= longest)
                                    and (not text or (s.isprintable() and s.isascii())))
         alphabet = _SAFE_TEXT if text else st.characters(codec="utf-8")
         low = schema.get("minLength", 0)
         return st.text(alphabet, min_size=low, max_size=max(low, min(schema.get("maxLength", low + 20), low + 20)))
     if kind == "array":
         items = schema.get("items", {})
-        item = valid(items if isinstance(items, dict) else {}, text, st)
+        item = valid(items if _is_object(items) else {}, text)
         low = schema.get("minItems", 0)
         return st.lists(item, min_size=low, max_size=max(low, min(schema.get("maxItems", 3), 3)))
     if kind == "object":
         if text:
             return st.just({})
-        properties = schema.get("properties") or {}
+        properties: Schema = schema.get("properties") or {}
         required = [name for name in schema.get("required", ()) if name in properties]
         optional = [name for name in properties if name not in required]
         missing = [name for name in schema.get("required", ()) if name not in properties]
         return st.fixed_dictionaries(
-            {**{name: valid(properties[name], False, st) for name in required},
+            {**{name: valid(properties[name], False) for name in required},
              **{name: st.text(_SAFE_TEXT, max_size=5) for name in missing}},
-            optional={name: valid(properties[name], False, st) for name in optional})
-    return st.nothing()
+            optional={name: valid(properties[name], False) for name in optional})
+    # hypothesis types nothing() with typing.Never, which Python 3.10's typing (the configured target) lacks.
+    return st.nothing()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
 
 
 # Invalid values (for any coercion the validator may do).
-def _sure(schema: Any) -> bool:
+def _sure(schema: Any) -> TypeGuard[Schema]:
     return isinstance(schema, dict) and not any(key in schema for key in _UNSURE + ("anyOf", "oneOf"))
 
 
-def invalid(schema: Any, text: bool, st: Any) -> Any | None:
+def _with_value(name: str) -> Callable[[tuple[Any, Any]], dict[str, Any]]:
+    """``(object, value)`` -> the object with ``name`` set to the value."""
+    return lambda pair: {**pair[0], name: pair[1]}
+
+
+def _without_drawn_key(pair: tuple[Any, Any]) -> dict[str, Any]:
+    """``(object, name)`` -> the object without that property."""
+    return {k: v for k, v in pair[0].items() if k != pair[1]}
+
+
+def invalid(schema: Any, text: bool) -> SearchStrategy[Any] | None:
     """A strategy of values no coercion makes valid for ``schema``, or ``None`` when none is known."""
+    from hypothesis import strategies as st
     if not _sure(schema) or not schema:
         return None
-    options = []
+    options: list[SearchStrategy[Any]] = []
     letters = st.text(string.ascii_letters, min_size=3, max_size=6).map(lambda s: "zz" + s)
     if "enum" in schema or "const" in schema:
         allowed = schema.get("enum", [schema.get("const")])
@@ -212,9 +250,17 @@ def invalid(schema: Any, text: bool, st: Any) -> Any | None:
     if kind in ("integer", "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
         if isinstance(low, (int, float)):
-            options.append(st.integers(-1000, -1).map(lambda d, low=low: (low + d) if kind == "integer" else low - 1.5))
+            minimum: float = low
+
+            def below(d: int) -> float:
+                return (minimum + d) if kind == "integer" else minimum - 1.5
+            options.append(st.integers(-1000, -1).map(below))
         if isinstance(high, (int, float)):
-            options.append(st.integers(1, 1000).map(lambda d, high=high: (high + d) if kind == "integer" else high + 1.5))
+            maximum: float = high
+
+            def above(d: int) -> float:
+                return (maximum + d) if kind == "integer" else maximum + 1.5
+            options.append(st.integers(1, 1000).map(above))
         if kind == "integer":
             options.append(st.integers(-100, 100).map(lambda n: n + 0.5).filter(
                 lambda x: (low is None or x >= low) and (high is None or x <= high)))
@@ -229,79 +275,80 @@ def invalid(schema: Any, text: bool, st: Any) -> Any | None:
             options.append(st.just({"not": "a string"}))
     if kind == "object" and not text:
         options.append(letters)
-        properties = schema.get("properties") or {}
-        defaults = {name for name, sub in properties.items() if isinstance(sub, dict) and "default" in sub}
+        properties: Schema = schema.get("properties") or {}
+        defaults = {name for name, sub in properties.items() if _is_object(sub) and "default" in sub}
         required = [name for name in schema.get("required", ()) if name not in defaults]
-        base = valid(schema, False, st)
+        base = valid(schema, False)
         if required:
-            options.append(st.tuples(base, st.sampled_from(required)).map(
-                lambda pair: {k: v for k, v in pair[0].items() if k != pair[1]}))
+            options.append(st.tuples(base, st.sampled_from(required)).map(_without_drawn_key))
         for name, sub in properties.items():
-            bad = invalid(sub, False, st)
+            bad = invalid(sub, False)
             if bad is not None:
-                options.append(st.tuples(base, bad).map(lambda pair, name=name: {**pair[0], name: pair[1]}))
+                options.append(st.tuples(base, bad).map(_with_value(name)))
     if kind == "array" and not text:
         options.append(st.just({"not": "an array"}))
         high = schema.get("maxItems")
         item = schema.get("items", {})
-        if isinstance(high, int) and isinstance(item, dict):
-            options.append(st.lists(valid(item, False, st), min_size=high + 1, max_size=high + 3))
-        bad = invalid(item, False, st) if isinstance(item, dict) else None
+        if isinstance(high, int) and _is_object(item):
+            options.append(st.lists(valid(item, False), min_size=high + 1, max_size=high + 3))
+        bad = invalid(item, False) if _is_object(item) else None
         if bad is not None:
             options.append(st.lists(bad, min_size=1, max_size=2))
     return st.one_of(options) if options else None
 
 
-def _invalid_part(schema: dict[str, Any], text: bool, st: Any) -> Any | None:
+def _invalid_part(schema: Schema, text: bool) -> SearchStrategy[Any] | None:
     """An invalid value of a whole part: an object schema (params, query, headers) made
     invalid at one property, or a body schema made invalid anywhere."""
+    from hypothesis import strategies as st
     if not text:
-        return invalid(schema, False, st)
+        return invalid(schema, False)
     if not _sure(schema):
         return None
-    properties = schema.get("properties") or {}
-    defaults = {name for name, sub in properties.items() if isinstance(sub, dict) and "default" in sub}
+    properties: Schema = schema.get("properties") or {}
+    defaults = {name for name, sub in properties.items() if _is_object(sub) and "default" in sub}
     required = [name for name in schema.get("required", ()) if name not in defaults]
-    base = _text_object(schema, st)
-    options = []
+    base = _text_object(schema)
+    options: list[SearchStrategy[Any]] = []
     if required:
-        options.append(st.tuples(base, st.sampled_from(required)).map(
-            lambda pair: {k: v for k, v in pair[0].items() if k != pair[1]}))
+        options.append(st.tuples(base, st.sampled_from(required)).map(_without_drawn_key))
     for name, sub in properties.items():
-        bad = invalid(sub, True, st) if isinstance(sub, dict) and _types(sub) != ["array"] else None
+        bad = invalid(sub, True) if _is_object(sub) and _types(sub) != ["array"] else None
         if bad is not None:
-            options.append(st.tuples(base, bad).map(lambda pair, name=name: {**pair[0], name: pair[1]}))
+            options.append(st.tuples(base, bad).map(_with_value(name)))
     return st.one_of(options) if options else None
 
 
-def _text_object(schema: dict[str, Any], st: Any) -> Any:
+def _text_object(schema: Schema) -> SearchStrategy[dict[Any, Any]]:
     """Valid values of params, a query string or headers: an object of scalars (and arrays of scalars)."""
-    properties = schema.get("properties") or {}
+    from hypothesis import strategies as st
+    properties: Schema = schema.get("properties") or {}
     required = [name for name in schema.get("required", ()) if name in properties]
     missing = [name for name in schema.get("required", ()) if name not in properties]
     return st.fixed_dictionaries(
-        {**{name: valid(properties[name], True, st) for name in required},
+        {**{name: valid(properties[name], True) for name in required},
          **{name: st.text(_SAFE_TEXT, min_size=1, max_size=5) for name in missing}},
-        optional={name: valid(properties[name], True, st) for name in properties if name not in required})
+        optional={name: valid(properties[name], True) for name in properties if name not in required})
 
 
 def _as_text(value: Any) -> Any:
+    """A drawn value as a query string, path or header writes it: a str (a list of them for an array)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return ""
-    if isinstance(value, list):
+    if _is_array(value):
         return [_as_text(item) for item in value]
     return str(value)
 
 
 # The route's request and its checks.
 class _RouteCase:
-    def __init__(self, route: "Route", st: Any) -> None:
+    def __init__(self, route: "Route") -> None:
         self.route = route
         shared = route.context.get_schemas()
         schema = route.schema
-        self.parts: dict[str, dict[str, Any]] = {}
+        self.parts: dict[str, Schema] = {}
         for part in PARTS:
             raw = schema.get(part)
             if raw is None or (part == "body" and route.method not in BODY_SCHEMA_METHODS):
@@ -312,47 +359,47 @@ class _RouteCase:
                     continue
                 raw = entry["schema"]
             self.parts[part] = inline_refs(normalize_input_schema(raw, part), shared)
-        self.param_names = re.findall(r":(\w+)", route.url)
+        self.param_names: list[str] = re.findall(r":(\w+)", route.url)
         self.wildcard = "*" in route.url
         self.constrained = "(" in route.url
-        self.responses = {str(key).lower(): inline_refs(value, shared)
-                          for key, value in (schema.get("response") or {}).items()}
-        self.st = st
+        responses: dict[str | int, Any] = schema.get("response") or {}
+        self.responses = {str(key).lower(): inline_refs(value, shared) for key, value in responses.items()}
 
-    def valid_strategy(self, part: str) -> Any:
-        st = self.st
+    def valid_strategy(self, part: str) -> SearchStrategy[Any]:
         if part == "params":
             schema = self.parts.get("params", {"type": "object"})
-            properties = dict(schema.get("properties") or {})
+            declared: Schema = schema.get("properties") or {}
+            properties = dict(declared)
             for name in self.param_names:
                 properties.setdefault(name, {"type": "string", "minLength": 1})
-            return _text_object({**schema, "properties": properties, "required": self.param_names}, st)
+            return _text_object({**schema, "properties": properties, "required": self.param_names})
         if part == "body":
-            return valid(self.parts["body"], False, st)
-        return _text_object(self.parts[part], st)
+            return valid(self.parts["body"], False)
+        return _text_object(self.parts[part])
 
-    def invalid_strategy(self, part: str) -> Any | None:
+    def invalid_strategy(self, part: str) -> SearchStrategy[Any] | None:
         if part not in self.parts or (part == "params" and self.constrained):
             return None
         if part == "params":
             schema = self.parts["params"]
             if set(schema.get("properties") or {}) - set(self.param_names):
                 return None
-            strategy = _invalid_part({**schema, "required": []}, True, self.st)  # a path always has its params
+            strategy = _invalid_part({**schema, "required": []}, True)  # a path always has its params
             return strategy.filter(lambda params: set(self.param_names) <= set(params)) if strategy is not None else None
-        return _invalid_part(self.parts[part], part != "body", self.st)
+        return _invalid_part(self.parts[part], part != "body")
 
-    def strategy(self) -> Any:
-        st = self.st
+    def strategy(self) -> SearchStrategy[Drawn]:
+        """Requests to send: every part valid, or one part invalid and the others valid."""
+        from hypothesis import strategies as st
         parts = [part for part in PARTS if part in self.parts or part == "params"]
-        cases = [st.fixed_dictionaries({part: self.valid_strategy(part) for part in parts}).map(
-            lambda values: (None, values))]
+        cases: list[SearchStrategy[Drawn]] = [
+            st.fixed_dictionaries({part: self.valid_strategy(part) for part in parts}).map(_drawn(None))]
         for bad_part in parts:
             bad = self.invalid_strategy(bad_part)
             if bad is not None:
                 cases.append(st.fixed_dictionaries(
                     {part: (bad if part == bad_part else self.valid_strategy(part)) for part in parts}).map(
-                    lambda values, bad_part=bad_part: (bad_part, values)))
+                    _drawn(bad_part)))
         return st.one_of(cases)
 
     def checked(self, invalid_part: str | None, values: dict[str, Any]) -> bool:
@@ -362,21 +409,24 @@ class _RouteCase:
             schema = self.parts.get(part)
             if schema is None:
                 continue
-            valid_value = jsonschema.Draft7Validator(schema).is_valid(value)
+            # types-jsonschema leaves a deprecated overload's ``instance`` unannotated.
+            valid_value = jsonschema.Draft7Validator(schema).is_valid(value)  # pyright: ignore[reportUnknownMemberType]
             if valid_value == (part == invalid_part):
                 return False
         return True
 
-    def send(self, app: "Framework", values: dict[str, Any], headers: dict[str, str]) -> Any:
+    def send(self, app: "Framework", values: dict[str, Any], headers: dict[str, str]) -> InjectResponse:
         url = self.route.url
-        params = values.get("params") or {}
+        params: dict[str, Any] = values.get("params") or {}
         for name in self.param_names:
             url = re.sub(r":" + name + r"(\([^)]*\))?", quote(_as_text(params.get(name, "x")), safe=""), url, count=1)
         if self.wildcard:
             url = url.replace("*", quote(str(params.get("*", "x")), safe="/"))
-        query = {name: _as_text(value) for name, value in (values.get("querystring") or {}).items()}
+        querystring: dict[str, Any] = values.get("querystring") or {}
+        query = {name: _as_text(value) for name, value in querystring.items()}
+        drawn_headers: dict[str, Any] = values.get("headers") or {}
         request_headers = dict(headers)
-        request_headers.update({name: _as_text(value) for name, value in (values.get("headers") or {}).items()
+        request_headers.update({name: _as_text(value) for name, value in drawn_headers.items()
                                 if not isinstance(value, list)})
         if "body" in values:
             return app.inject(self.route.method, url, headers=request_headers, query=query or None,
@@ -393,7 +443,8 @@ class _RouteCase:
                 return entry
         return None
 
-    def check(self, invalid_part: str | None, values: dict[str, Any], response: Any) -> None:
+    def check(self, invalid_part: str | None, values: dict[str, Any], response: InjectResponse) -> None:
+        """Raise ``AssertionError`` when ``response`` breaks the route's contract for the drawn request."""
         import jsonschema
         where = f"{self.route.method} {self.route.url} with {json.dumps(values, default=repr)}"
         status = response.status_code
@@ -413,30 +464,40 @@ class _RouteCase:
             if schema is None or "json" not in response.headers.get("content-type", ""):
                 return
             body = response.json()
-            errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(body), key=str)
+            errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(body),  # pyright: ignore[reportUnknownMemberType]  # as in checked()
+                            key=str)
             if errors:
                 raise AssertionError(f"{where}: the {status} reply does not match its response schema: "
                                      f"{errors[0].message} (at /{'/'.join(map(str, errors[0].absolute_path))}); "
                                      f"body {response.text[:500]}")
 
 
-def _message(response: Any) -> str:
+def _drawn(invalid_part: str | None) -> Callable[[dict[str, Any]], Drawn]:
+    """Drawn part values -> ``(invalid_part, values)``."""
+    return lambda values: (invalid_part, values)
+
+
+def _message(response: InjectResponse) -> str:
     try:
         payload = response.json()
     except ValueError:
         return response.text
-    return str(payload.get("message", "")) if isinstance(payload, dict) else ""
+    return str(payload.get("message", "")) if _is_object(payload) else ""
 
 
-def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[str, str], seed: int | None,
-               hypothesis: Any) -> str | None:
+def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[str, str],
+               seed: int | None) -> str | None:
     """Run one route's property; its first failure (Hypothesis's minimal example), or ``None``."""
+    import hypothesis
+    from hypothesis.errors import Unsatisfiable
 
     @hypothesis.settings(max_examples=examples, deadline=None, database=None, derandomize=seed is None,
-                         suppress_health_check=list(hypothesis.HealthCheck), print_blob=False,
+                         # HealthCheckMeta.__iter__ (untyped) yields the non-deprecated HealthChecks.
+                         suppress_health_check=list(hypothesis.HealthCheck),  # pyright: ignore[reportArgumentType]
+                         print_blob=False,
                          report_multiple_bugs=False)
     @hypothesis.given(drawn=case.strategy())
-    def check(drawn: Any) -> None:
+    def check(drawn: Drawn) -> None:
         invalid_part, values = drawn
         hypothesis.assume(case.checked(invalid_part, values))
         case.check(invalid_part, values, case.send(app, values, headers))
@@ -445,7 +506,7 @@ def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[
         check = hypothesis.seed(seed)(check)
     try:
         check()
-    except hypothesis.errors.Unsatisfiable:
+    except Unsatisfiable:
         return None
     except AssertionError as error:
         return str(error).split("\n")[0]
@@ -455,7 +516,7 @@ def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[
 
 
 def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | None = None,
-         routes: Any = None, raise_on_failure: bool = True, seed: int | None = None) -> FuzzReport:
+         routes: RouteFilter | None = None, raise_on_failure: bool = True, seed: int | None = None) -> FuzzReport:
     """Check every route's contract with ``examples`` drawn requests (see the module).
 
     ``headers`` go with every request (an ``Authorization`` header, say); ``routes``
@@ -464,21 +525,21 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
     :class:`FuzzFailure` naming each failing route with its minimal example (or, with
     ``raise_on_failure=False``, returns them in the report).
     """
-    try:
-        import hypothesis
-        from hypothesis import strategies as st
+    try:  # the functions above import it where they use it
+        importlib.import_module("hypothesis")
+        importlib.import_module("hypothesis.strategies")
     except ImportError as error:  # pragma: no cover - hypothesis is in the test extra
         raise ImportError("framework.testing.fuzz needs hypothesis (pip install hypothesis jsonschema)") from error
     app.ready()
     report = FuzzReport()
-    for route in app._state.routes:
+    for route in app._state.routes:  # pyright: ignore[reportPrivateUsage]  # every route, as declared
         if route.options.get("mount") or (route.method == "HEAD" and route not in app.routes()):
             continue
         label = f"{route.method} {route.url}"
         if routes is not None and not (routes(route) if callable(routes) else label in routes):
             continue
         report.routes.append(label)
-        failure = _run_route(_RouteCase(route, st), app, examples, headers or {}, seed, hypothesis)
+        failure = _run_route(_RouteCase(route), app, examples, headers or {}, seed)
         if failure is not None:
             report.failures.append(RouteFailure(route.method, route.url, failure))
     if report.failures and raise_on_failure:

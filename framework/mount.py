@@ -26,7 +26,10 @@ from .routing import normalize_prefix
 
 if TYPE_CHECKING:
     from .context import Context
+    from .reply import Reply
+    from .request import Request
 
+#: A WSGI application: ``app(environ, start_response)`` returns the body's chunks.
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -54,7 +57,7 @@ class _MountHandler:
         self.__name__ = f"mount({getattr(application, '__name__', None) or type(application).__name__})"
         self.__qualname__ = self.__name__
 
-    def __call__(self, request: Any, reply: Any) -> "_Started":
+    def __call__(self, request: "Request", reply: "Reply") -> "_Started":
         environ = dict(request.environ)
         path = environ.get("PATH_INFO") or ""
         # PATH_INFO matched the prefix (the router may ignore case: cut by length).
@@ -90,7 +93,7 @@ class _Started:
     """A mounted application's answer, started: a WSGI application the reply passes through."""
 
     def __init__(self, status: str, headers: list[tuple[str, str]], head: list[bytes], rest: Iterator[bytes],
-                 body: Iterable[bytes], reply: Any) -> None:
+                 body: Iterable[bytes], reply: "Reply") -> None:
         self.status = status
         self.status_code = int(status[:3])
         self.headers = headers
@@ -101,7 +104,9 @@ class _Started:
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         own = {name.lower() for name, _value in self.headers}
-        added = [(name, value) for name, value in self.reply._lines() if name.lower() not in own]
+        # The reply's own header lines (CORS, request id), as Reply renders them.
+        added = [(name, value) for name, value in self.reply._lines()  # pyright: ignore[reportPrivateUsage]
+                 if name.lower() not in own]
         start_response(self.status, self.headers + added)
         return _Body(self)
 

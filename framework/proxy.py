@@ -24,16 +24,24 @@ to left, up to and including the first untrusted address.
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple, Sequence, cast
 
 from werkzeug.http import parse_list_header
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+
+#: ``trust(address, hop_index) -> bool``: whether a hop is trusted (hop 0 is the socket's peer).
 Trust = Callable[[str, int], bool]
 
 
 class Forwarded(NamedTuple):
+    """The client as the trusted hops describe it (``request.forwarded``)."""
+
+    #: The client's address (``None`` when the server gave no ``REMOTE_ADDR``).
     ip: str | None
+    #: The addresses walked: the socket's peer first.
     ips: list[str]
     hostname: str
     protocol: str
@@ -57,9 +65,10 @@ def _last(value: str | None) -> str | None:
 class ProxyTrust:
     """How one application resolves forwarded headers (built once, from ``trust_proxy``)."""
 
-    def __init__(self, trust_proxy: Any) -> None:
+    def __init__(self, trust_proxy: object) -> None:
         self.hops: int | None = None
         self.trust: Trust
+        # ``trust_proxy`` comes from application code: every form is checked here, at start-up.
         if trust_proxy is True:
             self.trust = lambda address, index: True
         elif isinstance(trust_proxy, int) and not isinstance(trust_proxy, bool):
@@ -68,9 +77,11 @@ class ProxyTrust:
             self.hops = trust_proxy
             self.trust = lambda address, index: index < trust_proxy
         elif callable(trust_proxy):
-            self.trust = trust_proxy
+            self.trust = cast(Trust, trust_proxy)
         elif isinstance(trust_proxy, (str, list, tuple, set, frozenset)):
-            entries: Sequence[str] = [trust_proxy] if isinstance(trust_proxy, str) else list(trust_proxy)
+            # Entries that are not text fail in the ``try`` below.
+            entries: Sequence[str] = ([trust_proxy] if isinstance(trust_proxy, str)
+                                      else list(cast("Iterable[str]", trust_proxy)))
             try:
                 networks = tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in entries)
             except (ValueError, AttributeError, TypeError) as error:
@@ -81,9 +92,11 @@ class ProxyTrust:
                             f"or a callable, got {trust_proxy!r}")
 
     def resolve(self, environ: dict[str, Any]) -> Forwarded:
+        """The client's address chain, host and scheme for this request's environ."""
         direct = direct_forwarded(environ)
-        if self.hops is not None:
-            return self._resolve_hops(environ, direct)
+        hops = self.hops
+        if hops is not None:
+            return self._resolve_hops(environ, direct, hops)
         remote = direct.ip
         if remote is None or not self.trust(remote, 0):
             return direct
@@ -97,24 +110,35 @@ class ProxyTrust:
         return Forwarded(ips[-1], ips, _last(environ.get("HTTP_X_FORWARDED_HOST")) or direct.hostname,
                          _last(environ.get("HTTP_X_FORWARDED_PROTO")) or direct.protocol)
 
-    def _resolve_hops(self, environ: dict[str, Any], direct: Forwarded) -> Forwarded:
-        hops = self.hops
+    def _resolve_hops(self, environ: dict[str, Any], direct: Forwarded, hops: int) -> Forwarded:
         seen: dict[str, Any] = {}
         keys = ("REMOTE_ADDR", "HTTP_HOST", "SERVER_NAME", "SERVER_PORT", "SCRIPT_NAME", "wsgi.url_scheme",
                 "HTTP_X_FORWARDED_FOR", "HTTP_X_FORWARDED_HOST", "HTTP_X_FORWARDED_PROTO")
         copy = {key: environ[key] for key in keys if key in environ}
-        ProxyFix(lambda env, start: seen.update(env), x_for=hops, x_proto=hops, x_host=hops)(copy, None)
+
+        def record(env: WSGIEnvironment, start: StartResponse) -> Iterable[bytes]:
+            seen.update(env)
+            return ()
+
+        ProxyFix(record, x_for=hops, x_proto=hops, x_host=hops)(copy, _never_started)
         ip = seen.get("REMOTE_ADDR")
+        ips: list[str]
         if ip != direct.ip:  # ProxyFix took X-Forwarded-For's value ``hops`` from the right
             values = parse_list_header(environ["HTTP_X_FORWARDED_FOR"])
-            ips = [direct.ip, *reversed(values[-hops:])]  # type: ignore[index]
+            # direct.ip is None only for an environ without REMOTE_ADDR, which servers always set.
+            ips = [direct.ip, *reversed(values[-hops:])]  # type: ignore[list-item]
         else:
             ips = direct.ips
         return Forwarded(ip, ips, seen.get("HTTP_HOST") or seen.get("SERVER_NAME", ""),
                          seen.get("wsgi.url_scheme", "http"))
 
 
-def _in_networks(address: str, networks: tuple[Any, ...]) -> bool:
+def _never_started(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], object]:
+    """The ``start_response`` handed to ``ProxyFix``, whose application (``record``) never calls it."""
+    raise AssertionError("unreachable: the recording application starts no response")
+
+
+def _in_networks(address: str, networks: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]) -> bool:
     try:
         parsed = ipaddress.ip_address(address.strip().strip("[]"))
     except ValueError:
@@ -122,7 +146,7 @@ def _in_networks(address: str, networks: tuple[Any, ...]) -> bool:
     return any(parsed in network for network in networks if network.version == parsed.version)
 
 
-def proxy_trust(trust_proxy: Any) -> ProxyTrust | None:
+def proxy_trust(trust_proxy: object) -> ProxyTrust | None:
     """``None`` when nothing is trusted (the request reads the environ directly)."""
     if trust_proxy is False or trust_proxy is None:
         return None

@@ -31,14 +31,18 @@ if TYPE_CHECKING:
     from .reply import Reply
     from .request import Request
 
+    _LoggerAdapter = logging.LoggerAdapter[logging.Logger]
+else:  # not subscriptable at run time before Python 3.11
+    _LoggerAdapter = logging.LoggerAdapter
+
 #: An incoming request id is kept only when it matches this (at most 64 safe characters).
 SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _match_safe_id = SAFE_REQUEST_ID.fullmatch
 
 #: Fastify's level names, accepted as a route's ``log_level`` (as are ``logging`` levels).
-LEVELS = {"trace": 5, "debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING,
-          "warning": logging.WARNING, "error": logging.ERROR, "fatal": logging.CRITICAL,
-          "critical": logging.CRITICAL, "silent": logging.CRITICAL + 10}
+LEVELS: dict[str, int] = {"trace": 5, "debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING,
+                          "warning": logging.WARNING, "error": logging.ERROR, "fatal": logging.CRITICAL,
+                          "critical": logging.CRITICAL, "silent": logging.CRITICAL + 10}
 
 
 class _IdSource:
@@ -90,14 +94,16 @@ def request_id_reader(header: str | None, generate: Callable[[Any], Any] | None)
     key = "HTTP_" + header.upper().replace("-", "_")
 
     def incoming_or_fresh(request: "Request") -> str:
-        incoming = request.environ.get(key)
+        incoming: str | None = request.environ.get(key)
         if incoming and _match_safe_id(incoming):
-            return incoming  # type: ignore[no-any-return]
+            return incoming
         return fresh(request)
     return incoming_or_fresh
 
 
 def check_request_id_header(header: Any) -> str | None:
+    """The ``request_id_header`` option, lower-cased (``None`` for ``None`` or ``False``);
+    ``ValueError`` unless it is a header name."""
     if header is None or header is False:
         return None
     if not isinstance(header, str) or not re.fullmatch(r"[A-Za-z0-9-]+", header):
@@ -105,7 +111,7 @@ def check_request_id_header(header: Any) -> str | None:
     return header.lower()
 
 
-class RequestLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
+class RequestLogger(_LoggerAdapter):
     """``request.log``: the route's logger with the request id as the record's ``req_id``
     (and its route's ``log_level``, below which nothing is logged)."""
 
@@ -118,6 +124,7 @@ class RequestLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
 
     def process(self, msg: Any, kwargs: MutableMapping[str, Any]) -> tuple[Any, MutableMapping[str, Any]]:
         extra = kwargs.get("extra")
+        # ``extra`` is typed Optional in typeshed; __init__ always sets it.
         kwargs["extra"] = {**self.extra, **extra} if extra else self.extra  # type: ignore[dict-item]
         return msg, kwargs
 

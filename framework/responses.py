@@ -10,7 +10,7 @@ turns an error into a 500 or an empty object.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from orjson import dumps as _orjson_dumps
 
@@ -20,8 +20,14 @@ from .error_handling import ErrorPayload
 from .errors import ResponseSchemaKeyError, SchemaSerializationBuildError
 from .inputs import is_content_map
 
-Serializer = Callable[[Any], "str | bytes"]
-Entry = Any  # a Serializer, or {media type essence: Serializer}
+if TYPE_CHECKING:
+    from .route import Route
+    from .state import AppState
+
+#: A compiled response serializer: ``serializer(payload)`` is the JSON text.
+Serializer = Callable[[Any], Union[str, bytes]]
+#: One ``schema["response"]`` entry, compiled: a serializer, or one per media type essence.
+Entry = Union[Serializer, dict[str, Serializer]]
 
 _RESPONSE_KEY = re.compile(r"(?:[1-5]\d\d|[1-5]xx|default)\Z")
 
@@ -32,23 +38,29 @@ class ResponseSerializers:
     __slots__ = ("exact", "by_class", "default")
 
     def __init__(self, exact: dict[int, Entry], by_class: dict[int, Entry], default: Entry | None) -> None:
+        #: The entries of exact statuses (``200``).
         self.exact = exact
+        #: The entries of status classes, by first digit (``2`` for ``"2xx"``).
         self.by_class = by_class
+        #: The ``"default"`` entry (never used for an error payload).
         self.default = default
 
     def __bool__(self) -> bool:
         return bool(self.exact or self.by_class or self.default is not None)
 
     def find(self, status: int, content_type: str | None, is_error: bool) -> Serializer | None:
+        """The serializer for ``status`` and the reply's ``content_type`` (an error never uses ``default``)."""
         entry = self.exact.get(status)
         if entry is None:
             entry = self.by_class.get(status // 100)
             if entry is None and not is_error:
                 entry = self.default
+        # ``type(entry) is dict``: pyright does not narrow the Callable member of Entry on it,
+        # and mypy keeps dict in the other branch (a dict subclass would not be excluded).
         if type(entry) is dict:
             media_type = parse_media_type(content_type) if content_type else None
-            return entry.get(media_type.essence if media_type else "application/json")
-        return entry
+            return entry.get(media_type.essence if media_type else "application/json")  # pyright: ignore[reportFunctionMemberAccess]
+        return entry  # type: ignore[return-value]
 
     def serialize(self, payload: Any, status: int, content_type: str | None, override: Serializer | None,
                   is_error: bool) -> "str | bytes":
@@ -71,18 +83,19 @@ class ResponseSerializers:
         return f"<response serializers {', '.join(keys)}>"
 
 
-def strict_keywords(state: Any) -> "frozenset[str] | None":
+def strict_keywords(state: "AppState") -> "frozenset[str] | None":
     """With ``validator={"custom_options": {"strict": True}}``: the keywords the app's
     validator plugins added (known in strict mode besides draft 7's); otherwise ``None``."""
-    options = getattr(state, "validator_options", None) or {}
-    if not (options.get("custom_options") or {}).get("strict"):
+    options: dict[str, Any] = getattr(state, "validator_options", None) or {}
+    custom_options: dict[str, Any] = options.get("custom_options") or {}
+    if not custom_options.get("strict"):
         return None
     engine = state.validator_engine()
-    return frozenset(getattr(engine, "known_keywords", None) or getattr(engine, "_keywords", ()))
+    return frozenset(getattr(engine, "known_keywords", ()) or getattr(engine, "_keywords", ()))
 
 
-def compile_response_serializers(route: Any, compile_default: Callable[..., Serializer],
-                                 compiler: Callable[..., Any] | None, shared: dict[str, Any],
+def compile_response_serializers(route: "Route", compile_default: Callable[..., Serializer],
+                                 compiler: Callable[..., Serializer] | None, shared: dict[str, Any],
                                  strict: "frozenset[str] | None" = None) -> ResponseSerializers:
     """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function).
 
@@ -99,18 +112,21 @@ def compile_response_serializers(route: Any, compile_default: Callable[..., Seri
                     return compile_default(schema, shared=shared, strict=True, keywords=strict)
                 return compile_default(schema, shared=shared)
             return compiler(schema=schema, method=route.method, url=route.url, http_status=status,
-                            content_type=content_type)  # type: ignore[no-any-return]
+                            content_type=content_type)
         except Exception as error:
             where = f"{route.url}, schema.response[{status!r}]" + (f" content {content_type!r}" if content_type else "")
             raise SchemaSerializationBuildError(route.method, where, error) from error
 
-    for key, entry in (route.schema.get("response") or {}).items():
+    responses: dict[str | int, Any] = route.schema.get("response") or {}
+    for key, entry in responses.items():
         status = str(key).lower()
         if not _RESPONSE_KEY.match(status):
             raise ResponseSchemaKeyError(key)
         if is_content_map(entry):
+            content: dict[str, Any] = entry["content"]
+            # An unparsable media type key is None here: an AttributeError at ready(), unchecked so far.
             compiled: Entry = {parse_media_type(media_type).essence: build(item["schema"], status, media_type)  # type: ignore[union-attr]
-                               for media_type, item in entry["content"].items()}
+                               for media_type, item in content.items()}
         else:
             compiled = build(entry, status, None)
         if status == "default":

@@ -39,6 +39,7 @@ _NAME_END = frozenset("-.():/~")
 
 
 def is_static(path: str) -> bool:
+    """Whether ``path`` has no parameter and no wildcard."""
     return ":" not in path and "*" not in path
 
 
@@ -46,7 +47,8 @@ def split_path(path: str) -> list[str]:
     """``path`` split at its slashes, except those inside a parameter's ``(regex)``."""
     if "(" not in path:
         return path.split("/")
-    segments, depth, start = [], 0, 0
+    segments: list[str] = []
+    depth, start = 0, 0
     for index, char in enumerate(path):
         if char == "\\" and depth:
             continue
@@ -115,7 +117,7 @@ def strip_regexes(path: str) -> str:
     """``path`` without its parameters' ``(regex)`` (for checks on the path's own syntax)."""
     if "(" not in path:
         return path
-    out = []
+    out: list[str] = []
     for segment in split_path(path):
         if ":" not in segment:
             out.append(segment)
@@ -135,8 +137,10 @@ class _Pattern:
     __slots__ = ("source", "regex", "names", "groups")
 
     def __init__(self, parts: list[tuple[str, str, str | None]], case_sensitive: bool) -> None:
-        pieces, names, groups = [], [], []
-        source = []
+        pieces: list[str] = []
+        names: list[str] = []
+        groups: list[str] = []
+        source: list[str] = []
         for index, (kind, text, regex) in enumerate(parts):
             if kind == "static":
                 pieces.append(re.escape(text))
@@ -197,7 +201,7 @@ class Router(Generic[T]):
         for name, flag in (("ignore_trailing_slash", ignore_trailing_slash),
                            ("ignore_duplicate_slashes", ignore_duplicate_slashes),
                            ("case_sensitive", case_sensitive)):
-            if not isinstance(flag, bool):
+            if not isinstance(flag, bool):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
                 raise TypeError(f"{name} must be True or False, got {flag!r}")
         if type(max_param_length) is not int or max_param_length <= 0:
             raise ValueError(f"max_param_length must be a positive integer, got {max_param_length!r}")
@@ -236,7 +240,7 @@ class Router(Generic[T]):
         """``path`` with its parameter names left out (``/x/:id/y`` and ``/x/:name/y`` have one shape)."""
         if ":" not in path:
             return path
-        shaped = []
+        shaped: list[str] = []
         for segment in split_path(path):
             if ":" not in segment:
                 shaped.append(segment)
@@ -263,7 +267,7 @@ class Router(Generic[T]):
             self._paths.setdefault(method, []).append(path)
             self.static.setdefault(method, {})[path] = value
             return
-        tree = self._trees.get(method) or _Node()
+        tree: _Node[T] = self._trees.get(method) or _Node()
         node = tree
         names: list[str] = []
         segments = split_path(path)[1:]
@@ -289,6 +293,7 @@ class Router(Generic[T]):
                 continue
             pattern = _Pattern(parts, self.case_sensitive)
             names.extend(pattern.names)
+            child: _Node[T]
             for existing, child in node.patterns:
                 if existing.source == pattern.source:
                     node = child
@@ -333,7 +338,7 @@ class Router(Generic[T]):
             return None
         # Greedy descent (static child first, then the parameter) finds almost every
         # route; only a dead end, or a level with pattern segments, pays for the search.
-        values = []
+        values: list[str] = []
         longest = self.max_param_length
         for segment in path[1:].split("/"):
             child = node.static.get(segment)
@@ -410,6 +415,7 @@ class Router(Generic[T]):
         return None
 
     def routes(self) -> Iterator[tuple[str, str]]:
+        """Every declared ``(method, path)``, in declaration order per method."""
         for method, paths in self._paths.items():
             for path in paths:
                 yield method, path
@@ -425,6 +431,7 @@ def join_prefix(prefix: str, path: str) -> list[str]:
 
 
 def normalize_prefix(prefix: Any) -> str:
+    """A plugin's ``prefix`` option as a path: ``""`` for none or ``/``, else ``/a/b`` (no trailing slash)."""
     if not prefix:
         return ""
     prefix = "/" + str(prefix).strip("/")

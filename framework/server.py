@@ -11,14 +11,18 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .errors import AddressInUseError
 
-Callback = Callable[[Exception | None], Any] | None
+if TYPE_CHECKING:
+    from .app import Framework
+
+#: ``listen()``'s callback: ``callback(None)`` once listening, ``callback(error)`` on failure.
+Callback = Optional[Callable[[Optional[Exception]], Any]]
 
 
-def serve(app: Any, *, port: int = 3000, host: str = "127.0.0.1", callback: Callback = None,
+def serve(app: "Framework", *, port: int = 3000, host: str = "127.0.0.1", callback: Callback = None,
           workers: int = 1, server: str = "gunicorn") -> None:
     """Ready ``app`` and serve it until the process is stopped (SIGTERM or SIGINT).
 
@@ -53,12 +57,12 @@ def serve(app: Any, *, port: int = 3000, host: str = "127.0.0.1", callback: Call
             app.close()
 
 
-def _listening(app: Any, callback: Callback) -> Callable[[Exception | None], Any]:
+def _listening(app: "Framework", callback: Callback) -> Callable[[Exception | None], Any]:
     """The callback the servers call: ``on_listen`` hooks first, then the user's callback."""
     def listening(error: Exception | None) -> None:
         if error is None:
             try:
-                app._listening()
+                app._listening()  # pyright: ignore[reportPrivateUsage]  # the app's hook runner for servers
             except Exception as hook_error:
                 error = hook_error
         if callback is not None:
@@ -75,7 +79,7 @@ def _fail(error: Exception, callback: Callback) -> None:
 
 
 def check_bindable(host: str, port: int) -> None:
-    """Raise :class:`AddressInUseError` when another socket listens on ``host:port``.
+    """Raise :class:`~framework.errors.AddressInUseError` when another socket listens on ``host:port``.
 
     Both servers bind with ``SO_REUSEADDR``, as this check does: a port whose last
     connections linger in TIME_WAIT is free for them, one another process listens on is
@@ -99,19 +103,23 @@ def check_bindable(host: str, port: int) -> None:
             probe.close()
 
 
-def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Callback) -> None:
+def _serve_gunicorn(app: "Framework", host: str, port: int, workers: int, callback: Callback) -> None:
     from gunicorn.app.base import BaseApplication
     master = os.getpid()
 
-    class EmbeddedGunicorn(BaseApplication):  # type: ignore[misc]
+    class EmbeddedGunicorn(BaseApplication):  # type: ignore[misc]  # no py.typed in gunicorn: Any to mypy
         def load_config(self) -> None:
             self.cfg.set("bind", f"{host}:{port}")
             self.cfg.set("workers", workers)
             self.cfg.set("accesslog", None)
             if callback is not None:
-                self.cfg.set("when_ready", lambda arbiter: callback(None))
+                announce = callback
 
-        def load(self) -> Any:
+                def when_ready(arbiter: Any) -> None:
+                    announce(None)
+                self.cfg.set("when_ready", when_ready)
+
+        def load(self) -> Any:  # gunicorn types its WSGI app with a MutableMapping environ
             return app
 
     try:
@@ -131,7 +139,7 @@ def _serve_gunicorn(app: Any, host: str, port: int, workers: int, callback: Call
         callback(error)
 
 
-def _serve_granian(app: Any, host: str, port: int, workers: int, callback: Callback) -> None:
+def _serve_granian(app: "Framework", host: str, port: int, workers: int, callback: Callback) -> None:
     try:
         from granian.constants import Interfaces
         from granian.server import Server

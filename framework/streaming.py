@@ -20,6 +20,10 @@ Long streams (server-sent events, slow generators) hold a worker for their whole
 length: serve them with threads (gunicorn ``-k gthread --threads N``) or granian, not
 gunicorn's sync worker, which serves one request at a time and times out after 30 s.
 """
+# This module is the rendering of a streamed reply, split out of framework.reply: it works
+# on the reply's underscore state (route, headers, header lines, start) by design, so
+# pyright's private-usage check is off here only.
+# pyright: reportPrivateUsage=false
 from __future__ import annotations
 
 import io
@@ -27,7 +31,7 @@ import os
 import queue
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
 
 from orjson import dumps as _orjson_dumps
 
@@ -46,7 +50,8 @@ def is_stream(payload: Any) -> bool:
 
 
 class Stream:
-    """The body of a streamed reply, between ``Reply._body`` and :func:`start`."""
+    """The body of a streamed reply, between ``Reply._body`` and :func:`start`: ``payload``
+    is the iterator or file object sent."""
 
     __slots__ = ("payload",)
 
@@ -58,7 +63,7 @@ def _is_binary_file(payload: Any) -> bool:
     return hasattr(payload, "read") and not isinstance(payload, io.TextIOBase)
 
 
-def _remaining_size(file: Any) -> int | None:
+def _remaining_size(file: IO[bytes]) -> int | None:
     """The bytes left in a real file (``None`` when unknown: a pipe, a socket, a BytesIO)."""
     try:
         size = os.fstat(file.fileno()).st_size
@@ -68,13 +73,16 @@ def _remaining_size(file: Any) -> int | None:
 
 
 def _chunk(value: Any) -> bytes:
-    kind = type(value)
+    # A chunk is anything a generator yields (Any); pyright calls type() of Any type[Unknown],
+    # and isinstance narrows Any to memoryview[Unknown]. mypy sees Any returned where the
+    # type() test has made it bytes.
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is bytes:
         return value  # type: ignore[no-any-return]
     if kind is str:
         return value.encode()  # type: ignore[no-any-return]
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
+        return bytes(value)  # pyright: ignore[reportUnknownArgumentType]
     raise TypeError(f"a streamed reply yielded a {kind.__name__}: yield bytes or str")
 
 
@@ -107,10 +115,10 @@ def start(reply: "Reply", start_response: Callable[..., Any], stream: Stream) ->
         if size is not None:
             headers["content-length"] = str(size)
         lines = reply._lines()
-        wrapper = environ.get("wsgi.file_wrapper")
+        wrapper: Callable[[Any, int], Iterable[bytes]] | None = environ.get("wsgi.file_wrapper")
         if wrapper is not None and not route.on_response:
             start_response(status_line(status), lines)
-            return wrapper(payload, _BLOCK)  # type: ignore[no-any-return]
+            return wrapper(payload, _BLOCK)
         start_response(status_line(status), lines)
         return _StreamBody(b"", _file_chunks(payload), payload, reply)
     iterator = iter(payload)
@@ -173,13 +181,13 @@ class _StreamBody:
 
 
 # Server-sent events.
-def format_event(event: Any) -> bytes:
+def format_event(event: dict[str, Any] | str | bytes) -> bytes:
     """One event in the ``text/event-stream`` format (a str is the data)."""
     if isinstance(event, (str, bytes)):
         event = {"data": event}
-    if not isinstance(event, dict):
+    if not isinstance(event, dict):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
         raise TypeError(f"an event is a dict (data, event, id, retry) or a str, not a {type(event).__name__}")
-    lines = []
+    lines: list[str] = []
     for field in ("event", "id"):
         value = event.get(field)
         if value is not None:

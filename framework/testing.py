@@ -2,15 +2,32 @@
 from __future__ import annotations
 
 import json as jsonlib
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 from urllib.parse import urlencode
 
 from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder
 
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
+    from .app import Framework
+    from .fuzz import FuzzReport, RouteFilter
+
 
 class InjectResponse:
     """What ``app.inject()`` returns: ``status_code``, ``headers``, ``body`` (bytes), ``text``, ``json()``."""
+
+    #: The status line, ``"200 OK"``.
+    status: str
+    #: The status as a number, ``200``.
+    status_code: int
+    #: The status line's text, ``"OK"`` (``""`` when the line has none).
+    status_text: str
+    #: The response headers (case-insensitive look-up; ``getlist`` for repeated ones).
+    headers: Headers
+    #: The response body, as sent.
+    body: bytes
 
     def __init__(self, status: str, headers: list[tuple[str, str]], body: bytes) -> None:
         self.status = status
@@ -32,11 +49,12 @@ class InjectResponse:
         return f"<InjectResponse {self.status}>"
 
 
-def inject(app: Callable[..., Any], method: str = "GET", url: str = "/", headers: dict[str, str] | None = None,
-           query: dict[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
+def inject(app: "WSGIApplication", method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
+           query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
            **environ_overrides: Any) -> InjectResponse:
     """Build a WSGI environ, call ``app`` with it, and collect the response.
 
+    ``app`` is any WSGI application (a framework application is readied first).
     ``json`` sends a JSON body (``Content-Type: application/json`` unless ``headers`` set
     one); ``body`` sends raw bytes or text as given; ``query`` is appended to ``url``
     (lists give repeated keys). Any extra keyword overrides an environ key
@@ -54,7 +72,7 @@ def inject(app: Callable[..., Any], method: str = "GET", url: str = "/", headers
         data = jsonlib.dumps(json)
         if not any(name.lower() == "content-type" for name in headers):
             headers["Content-Type"] = "application/json"
-    builder = EnvironBuilder(path=path, query_string=query_string, method=method.upper(), headers=headers,
+    builder = EnvironBuilder(path=path, query_string=query_string, method=method.upper(), headers=headers.items(),
                              data=data)
     environ = builder.get_environ()
     if not any(name.lower() == "content-type" for name in headers):
@@ -69,7 +87,8 @@ def inject(app: Callable[..., Any], method: str = "GET", url: str = "/", headers
     environ.update(environ_overrides)
     captured: dict[str, Any] = {}
 
-    def start_response(status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> Callable[[bytes], None]:
+    def start_response(status: str, response_headers: list[tuple[str, str]],
+                       exc_info: Any = None) -> Callable[[bytes], None]:
         captured["status"] = status
         captured["headers"] = response_headers
         return lambda chunk: None
@@ -84,10 +103,18 @@ def inject(app: Callable[..., Any], method: str = "GET", url: str = "/", headers
     return InjectResponse(captured["status"], captured["headers"], payload)
 
 
-def fuzz(app: Any, examples: int = 100, **options: Any) -> Any:
+def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | None = None,
+         routes: "RouteFilter | None" = None, raise_on_failure: bool = True,
+         seed: int | None = None) -> "FuzzReport":
     """Contract-test every route of ``app`` from its schemas with Hypothesis (see
     ``framework.fuzz``): no 5xx, a 400 naming the part for each invalid input, every 2xx
     body valid for its response schema. Raises ``FuzzFailure`` with each failing route
-    and its minimal example."""
+    and its minimal example.
+
+    ``headers`` go with every request; ``routes`` keeps the routes it accepts (a
+    ``routes(route) -> bool`` function, or a collection of ``"METHOD /url"`` strings);
+    ``raise_on_failure=False`` returns the failures in the report instead; ``seed`` makes
+    the draw reproducible. Returns a ``FuzzReport`` (``routes``, ``failures``).
+    """
     from .fuzz import fuzz as run
-    return run(app, examples, **options)
+    return run(app, examples, headers=headers, routes=routes, raise_on_failure=raise_on_failure, seed=seed)

@@ -1,7 +1,11 @@
 """``print_routes()`` and ``print_plugins()``: the route and plugin trees as text."""
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .routing import Router
 
 
 def render_plugins(node: dict[str, Any]) -> str:
@@ -19,8 +23,10 @@ def render_plugins(node: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_routes(router: Any) -> str:
-    """Routes as a tree of path segments, methods in brackets (``(GET, HEAD)``)."""
+def render_routes(router: "Router[Any]", notes: Mapping[tuple[str, str], str] | None = None) -> str:
+    """Routes as a tree of path segments, methods in brackets (``(GET, HEAD)``); under a
+    path, a ``• METHOD note`` line for each ``(method, path)`` that ``notes`` names."""
+    notes = notes or {}
     tree: dict[str, Any] = {}
     for method, path in router.routes():
         node = tree
@@ -29,17 +35,21 @@ def render_routes(router: Any) -> str:
             node = node.setdefault("/" + part, {})
         leaf = node.setdefault("/" + (parts[-1] if parts else ""), {})
         leaf.setdefault("", []).append(method)
+        if (method, path) in notes:
+            leaf.setdefault(" notes", []).append(f"• {method} {notes[method, path]}")
     lines: list[str] = []
 
     def walk(node: dict[str, Any], indent: str) -> None:
-        names = [name for name in node if name]
+        names = [name for name in node if name.startswith("/")]
         for index, name in enumerate(names):
             last = index == len(names) - 1
             child = node[name]
             methods = child.get("", [])
             label = f"{name} ({', '.join(methods)})" if methods else name
             lines.append(f"{indent}{'└── ' if last else '├── '}{label}")
-            walk(child, indent + ("    " if last else "│   "))
+            inner = indent + ("    " if last else "│   ")
+            lines.extend(inner + note for note in child.get(" notes", ()))
+            walk(child, inner)
 
     walk(tree, "")
     return "\n".join(lines) + "\n"

@@ -131,12 +131,11 @@ def is_python_type(value: Any) -> bool:
 def schema_of(tp: Any) -> Schema:
     """The JSON Schema (draft 7) of ``tp``.
 
-    >>> from typing import Literal, TypedDict
-    >>> class Item(TypedDict):
-    ...     name: str
-    ...     size: Literal["S", "M"]
-    >>> schema_of(Item)
-    {'type': 'object', 'properties': {'name': {'type': 'string'}, 'size': {'type': 'string', 'enum': ['S', 'M']}}, 'required': ['name', 'size']}
+    >>> from typing import Literal, Optional
+    >>> schema_of(list[Literal["S", "M"]])
+    {'type': 'array', 'items': {'type': 'string', 'enum': ['S', 'M']}}
+    >>> schema_of(Optional[int])
+    {'type': ['integer', 'null']}
     """
     return _Converter(tp).schema()
 

@@ -96,10 +96,11 @@ import hmac
 import inspect
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Callable, cast
 
-from framework import plugin, run_coroutine
+from framework import Context, Reply, Request, plugin, run_coroutine
 from framework.errors import FrameworkError, create_error
+from framework.route import Route
 
 __all__ = ["bearer_auth", "BearerAuthGuard", "BearerAuthOptionsError", "MissingAuthorizationHeaderError",
            "InvalidAuthorizationHeaderError", "InvalidAuthResultError"]
@@ -148,13 +149,14 @@ def _quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _check_keys(keys: Any) -> tuple[bytes, ...]:
+def _check_keys(keys: object) -> tuple[bytes, ...]:
+    kind = type(keys).__name__
     if isinstance(keys, (str, bytes, bytearray, Mapping)) or not isinstance(keys, Iterable):
         raise BearerAuthOptionsError(
             "FST_BEARER_AUTH_INVALID_KEYS_OPTION_TYPE",
-            f"keys has to be a list, tuple or set of strings, not {type(keys).__name__}")
-    keys = list(keys)
-    for key in keys:
+            f"keys has to be a list, tuple or set of strings, not {kind}")
+    checked: list[str] = []
+    for key in list(cast("Iterable[object]", keys)):
         if not isinstance(key, str):
             raise BearerAuthOptionsError(
                 "FST_BEARER_AUTH_KEYS_OPTION_INVALID_KEY_TYPE",
@@ -165,8 +167,9 @@ def _check_keys(keys: Any) -> tuple[bytes, ...]:
                 "keys has to contain non-empty RFC 6750 tokens (token68: letters, digits, "
                 "'-._~+/', then '=' padding), without surrounding spaces or other characters "
                 "(a client can only send such a token, so another key could never match)")
+        checked.append(key)
     # Stored as UTF-8 digests: a client's key arrives as raw header bytes.
-    return tuple(hashlib.sha256(key.encode("utf-8")).digest() for key in keys)
+    return tuple(hashlib.sha256(key.encode("utf-8")).digest() for key in checked)
 
 
 class BearerVerifier:
@@ -185,7 +188,7 @@ class BearerVerifier:
             raise BearerAuthOptionsError(
                 "FST_BEARER_AUTH_UNKNOWN_OPTION",
                 f"unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
-        self._options = {k: v for k, v in options.items() if k in _OPTIONS}
+        self._options: dict[str, Any] = {k: v for k, v in options.items() if k in _OPTIONS}
         keys = options.get("keys")
         auth = options.get("auth")
         if auth is not None and not callable(auth):
@@ -199,13 +202,14 @@ class BearerVerifier:
             raise BearerAuthOptionsError(
                 "FST_BEARER_AUTH_EMPTY_KEYS",
                 "keys is empty and no auth function is given: every request would be refused")
-        self._auth = auth
+        #: ``auth(key, request)``: a bool, or an awaitable of one.
+        self._auth: Callable[[str, Request], Any] | None = auth
         error_response = options.get("error_response") or _default_error_response
         if not callable(error_response):
             raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_ERROR_RESPONSE",
                                          "error_response has to be a function err -> payload")
-        self._error_response = error_response
-        self._content_type = options.get("content_type")
+        self._error_response: Callable[[FrameworkError], Any] = error_response
+        self._content_type: str | None = options.get("content_type")
         bearer_type = options.get("bearer_type", "Bearer")
         if not isinstance(bearer_type, str) or not bearer_type or any(c.isspace() for c in bearer_type):
             raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_BEARER_TYPE",
@@ -244,7 +248,7 @@ class BearerVerifier:
             matched |= hmac.compare_digest(digest, presented)
         return matched
 
-    def _refuse(self, reply: Any, error: FrameworkError, rfc6750_error: str | None) -> Any:
+    def _refuse(self, reply: Reply, error: FrameworkError, rfc6750_error: str | None) -> Reply:
         reply.code(error.status_code)
         if error.status_code == 401:
             challenge = self._challenge
@@ -255,7 +259,8 @@ class BearerVerifier:
             reply.type(self._content_type)
         return reply.send(self._error_response(error))
 
-    def __call__(self, request: Any, reply: Any) -> Any:
+    def __call__(self, request: Request, reply: Reply) -> Reply | None:
+        """``None`` for an accepted request; otherwise the refusal, sent on ``reply``."""
         header = request.headers.get("authorization")
         if not header:
             return self._refuse(reply, MissingAuthorizationHeaderError(), None)
@@ -279,7 +284,7 @@ class BearerVerifier:
         return f"<bearer-auth verifier, {len(self._digests)} key(s){', auth' if self._auth else ''}>"
 
 
-def _bearer_auth(instance: Any, opts: Mapping[str, Any]) -> None:
+def _bearer_auth(instance: Context, opts: Mapping[str, Any]) -> None:
     options = dict(opts or {})
     add_hook = options.get("add_hook", True)
     if not isinstance(add_hook, bool):
@@ -301,12 +306,12 @@ class BearerAuthGuard:
 
     __slots__ = ("context", "hooked", "parent")
 
-    def __init__(self, context: Any, parent: "BearerAuthGuard | None") -> None:
+    def __init__(self, context: Context, parent: "BearerAuthGuard | None") -> None:
         self.context = context
         self.hooked = False  # an on_request hook guards every route here and below
         self.parent = parent
 
-    def guards(self, route: Any) -> bool:
+    def guards(self, route: Route) -> bool:
         """Whether a request of ``route`` must carry an accepted key."""
         guard: BearerAuthGuard | None = self
         while guard is not None:
@@ -318,8 +323,8 @@ class BearerAuthGuard:
                    for hook in route.own_hooks(name))
 
 
-def _mark_guarded(instance: Any, add_hook: bool) -> None:
-    guard = instance.bearer_auth_guard if instance.has_decorator("bearer_auth_guard") else None
+def _mark_guarded(instance: Context, add_hook: bool) -> None:
+    guard: BearerAuthGuard | None = instance.bearer_auth_guard if instance.has_decorator("bearer_auth_guard") else None
     if guard is None or guard.context is not instance:
         guard = BearerAuthGuard(instance, guard)
         instance.decorate("bearer_auth_guard", guard)

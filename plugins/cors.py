@@ -54,9 +54,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any
+from collections.abc import Collection, Mapping
+from typing import Any, Callable, Union, cast
 
-from framework import plugin, run_coroutine
+from framework import Context, Reply, Request, plugin, run_coroutine
 
 __all__ = ["cors", "CorsOptionsError"]
 
@@ -65,34 +66,42 @@ _OPTIONS = ("origin", "methods", "allowed_headers", "exposed_headers", "credenti
 _IGNORED = ("prefix",)
 _DEFAULT_METHODS = "GET,HEAD,PUT,PATCH,POST,DELETE"
 
+#: An ``origin`` as the headers are written from it: a list given becomes a tuple.
+_Origin = Union[str, bool, "re.Pattern[str]", "tuple[str | re.Pattern[str], ...]", None]
+#: The ``origin`` option once checked: an origin, or ``origin(request_origin, request)``
+#: returning one (or an awaitable of one; its result is not checked).
+_OriginOption = Union[_Origin, Callable[[Union[str, None], Request], Any]]
+
 
 class CorsOptionsError(ValueError):
     """Options the CORS plugin cannot work with; raised when it loads (``ready()``)."""
 
 
-def _joined(value: Any, name: str) -> str | None:
+def _joined(value: object, name: str) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
         return value
-    if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(item, str) for item in value):
-        return ", ".join(value)
+    if isinstance(value, (list, tuple, set, frozenset)) and all(
+            isinstance(item, str) for item in cast("Collection[object]", value)):
+        return ", ".join(cast("Collection[str]", value))
     raise CorsOptionsError(f"cors: {name} has to be a string or a list of strings, not {value!r}")
 
 
-def _check_origin(origin: Any) -> Any:
+def _check_origin(origin: Any) -> _OriginOption:
     if origin is None or isinstance(origin, (str, bool, re.Pattern)) or callable(origin):
-        return origin
+        return cast(_OriginOption, origin)
     if isinstance(origin, (list, tuple, set, frozenset)):
-        for item in origin:
+        items = tuple(cast("Collection[object]", origin))
+        for item in items:
             if not isinstance(item, (str, re.Pattern)):
                 raise CorsOptionsError(f"cors: origin list entries have to be strings or compiled regexes, "
                                        f"not {item!r}")
-        return tuple(origin)
+        return cast("tuple[str | re.Pattern[str], ...]", items)
     raise CorsOptionsError(f"cors: origin has to be a string, list, compiled regex, bool or function, not {origin!r}")
 
 
-def _allowed(request_origin: str, allowed: Any) -> bool:
+def _allowed(request_origin: str, allowed: _Origin | list[str | re.Pattern[str]]) -> bool:
     if isinstance(allowed, (list, tuple)):
         return any(_allowed(request_origin, each) for each in allowed)
     if isinstance(allowed, str):
@@ -102,7 +111,7 @@ def _allowed(request_origin: str, allowed: Any) -> bool:
     return bool(allowed)
 
 
-def _add_vary(reply: Any, name: str) -> None:
+def _add_vary(reply: Reply, name: str) -> None:
     existing = reply.get_header("vary")
     if not existing:
         reply.header("vary", name)
@@ -115,7 +124,7 @@ def _add_vary(reply: Any, name: str) -> None:
 class Cors:
     """The plugin's behaviour for one registration: ``on_request`` hook and preflight answers."""
 
-    def __init__(self, options: dict[str, Any]) -> None:
+    def __init__(self, options: Mapping[str, Any]) -> None:
         unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
         if unknown:
             raise CorsOptionsError(f"cors: unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
@@ -123,13 +132,13 @@ class Cors:
         self.methods = _joined(options.get("methods", _DEFAULT_METHODS), "methods")
         self.allowed_headers = _joined(options.get("allowed_headers"), "allowed_headers")
         self.exposed_headers = _joined(options.get("exposed_headers"), "exposed_headers")
-        self.credentials = options.get("credentials", False)
+        self.credentials: bool = options.get("credentials", False)
         max_age = options.get("max_age")
         if max_age is not None and (type(max_age) is not int or max_age < 0):
             raise CorsOptionsError(f"cors: max_age has to be a number of seconds, not {max_age!r}")
-        self.max_age = max_age
-        self.strict_preflight = options.get("strict_preflight", True)
-        self.preflight = options.get("preflight", True)
+        self.max_age: int | None = max_age
+        self.strict_preflight: bool = options.get("strict_preflight", True)
+        self.preflight: bool = options.get("preflight", True)
         for name in ("credentials", "strict_preflight", "preflight"):
             if not isinstance(getattr(self, name), bool):
                 raise CorsOptionsError(f"cors: {name} has to be True or False")
@@ -138,9 +147,9 @@ class Cors:
                 "cors: credentials=True with origin='*' is refused by browsers (the Fetch standard): "
                 "list the allowed origins, or use origin=True to reflect the request's origin")
 
-    def _resolve(self, request: Any) -> Any:
+    def _resolve(self, request: Request) -> _Origin | list[str | re.Pattern[str]]:
         origin = self.origin
-        if callable(origin) and not isinstance(origin, (re.Pattern, bool)):
+        if callable(origin):  # (never a compiled regex or a bool: neither is callable)
             origin = origin(request.headers.get("origin"), request)
             if inspect.isawaitable(origin):
                 origin = run_coroutine(origin)
@@ -148,7 +157,9 @@ class Cors:
                 raise CorsOptionsError("cors: the origin function returned '*' while credentials=True")
         return origin
 
-    def on_request(self, request: Any, reply: Any) -> Any:
+    def on_request(self, request: Request, reply: Reply) -> Reply | None:
+        """The hook: the ``Access-Control-*`` headers for the request's origin; a preflight
+        is answered here (the reply is returned), any other request goes on (``None``)."""
         _add_vary(reply, "Origin")
         origin = self._resolve(request)
         if origin is False or origin is None:
@@ -166,7 +177,7 @@ class Cors:
             return self._answer_preflight(request, reply)
         return None
 
-    def _answer_preflight(self, request: Any, reply: Any) -> Any:
+    def _answer_preflight(self, request: Request, reply: Reply) -> Reply:
         headers = request.headers
         if self.strict_preflight and (not headers.get("origin") or not headers.get("access-control-request-method")):
             return reply.code(400).type("text/plain; charset=utf-8").send("Invalid Preflight Request")
@@ -183,13 +194,13 @@ class Cors:
         return reply.code(204).send()
 
 
-def _preflight_route(request: Any, reply: Any) -> Any:
+def _preflight_route(request: Request, reply: Reply) -> Reply:
     """The ``OPTIONS`` route the plugin declares: its ``on_request`` hook answers first;
     this runs only with ``preflight=False``."""
     return reply.code(204).send()
 
 
-def _cors(instance: Any, opts: dict[str, Any]) -> None:
+def _cors(instance: Context, opts: Mapping[str, Any]) -> None:
     handler = Cors(dict(opts or {}))
     instance.add_hook("on_request", handler.on_request, first=True)
     if not handler.preflight:
@@ -197,12 +208,11 @@ def _cors(instance: Any, opts: dict[str, Any]) -> None:
 
     def declare_preflight_routes() -> None:
         # Once every plugin has loaded: the routes of this context and its descendants.
-        state = instance._state
         prefix = instance.prefix
         for context in instance.walk():
-            for route in list(context._routes):
+            for route in context.routes(include_descendants=False):
                 url = route.url
-                if route.method == "OPTIONS" or state.router.has("OPTIONS", url):
+                if route.method == "OPTIONS" or instance.has_route("OPTIONS", url):
                     continue
                 relative = url[len(prefix):] if prefix and url.startswith(prefix) else url
                 instance.route("OPTIONS", relative or "/", _preflight_route,

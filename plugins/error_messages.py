@@ -72,10 +72,14 @@ import contextvars
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Union
 
-from framework.schemas import (RefIndex, base_inside, escape_token, iter_subschemas, pointer_tokens, to_pointer,
-                               unescape_token, value_at)
+from framework.schemas import (RefIndex, Schema, base_inside, escape_token, iter_subschemas, pointer_tokens,
+                               to_pointer, unescape_token, value_at)
+
+if TYPE_CHECKING:
+    from framework.validation import ValidatorEngine
 
 __all__ = ["error_messages", "apply_error_messages", "check_error_message_schema"]
 
@@ -91,7 +95,16 @@ _TEMPLATE = re.compile(r"\$\{([^}]+)\}")
 _RELATIVE = re.compile(r"(0|[1-9][0-9]*)(#|/.*)?\Z", re.S)
 _DATA: contextvars.ContextVar[Any] = contextvars.ContextVar("error_messages_data")
 _NO_DATA = object()
+_NO_PARAMS: Mapping[str, Any] = MappingProxyType({})  # a record without params (read only)
 _MAX_DEPTH = 24
+
+#: A JSON value (a schema node, an ``errorMessage`` value): ``isinstance`` narrows it.
+_Json = Union[Schema, list[Any], str, int, float, bool, None]
+#: An error record, as the validator writes it (``keyword``, ``instance_path``...).
+_Record = dict[str, Any]
+#: Under which branch condition a site's errors survive: ``("comb", anyOf/oneOf path,
+#: template length, None)`` or ``("if", if path, template length, "then"/"else")``.
+_Condition = tuple[str, str, int, Union[str, None]]
 
 
 class _Site:
@@ -102,7 +115,8 @@ class _Site:
 
     __slots__ = ("node", "path", "template", "steps", "conditions")
 
-    def __init__(self, node: dict, path: str, template: tuple, steps: tuple, conditions: tuple) -> None:
+    def __init__(self, node: Schema, path: str, template: tuple[object, ...], steps: tuple[tuple[int, int], ...],
+                 conditions: tuple[_Condition, ...]) -> None:
         self.node = node
         self.path = path
         self.template = template
@@ -119,8 +133,8 @@ def _sites(root: Any, documents: Mapping[str, Any]) -> list[_Site]:
     sites: list[_Site] = []
     index = RefIndex(root, documents)
 
-    def walk(node: Any, path: str, template: tuple, steps: tuple, conditions: tuple, base: str,
-             depth: int) -> None:
+    def walk(node: _Json, path: str, template: tuple[object, ...], steps: tuple[tuple[int, int], ...],
+             conditions: tuple[_Condition, ...], base: str, depth: int) -> None:
         if not isinstance(node, dict) or depth > _MAX_DEPTH:
             return
         base = base_inside(node, base)
@@ -128,48 +142,51 @@ def _sites(root: Any, documents: Mapping[str, Any]) -> list[_Site]:
             sites.append(_Site(node, path, template, steps, conditions))
         order = 0
 
-        def child(sub: Any, sub_path: str, token: Any = None, condition: Any = None) -> None:
+        def child(sub: _Json, sub_path: str, token: object = None, condition: _Condition | None = None) -> None:
             nonlocal order
             order += 1
             kind = 0 if token is None else (2 if token is _WILD else 1)
             walk(sub, sub_path, template + ((token,) if token is not None else ()),
                  steps + ((order, kind),), conditions + ((condition,) if condition else ()), base, depth + 1)
 
-        ref = node.get("$ref")
+        ref: _Json = node.get("$ref")
         if isinstance(ref, str):
             try:
                 target, outer = index.resolve(ref, base)
             except LookupError:
-                target = None
-            if target is not None:
-                order += 1
-                walk(target, _ref_path(ref), template, steps + ((order, 0),), conditions, outer, depth + 1)
+                pass
+            else:
+                if target is not None:
+                    order += 1
+                    walk(target, _ref_path(ref), template, steps + ((order, 0),), conditions, outer, depth + 1)
+        value: _Json
         for keyword in ("anyOf", "oneOf"):
-            branches = node.get(keyword)
-            if isinstance(branches, list):
-                for i, sub in enumerate(branches):
-                    child(sub, f"{path}/{keyword}/{i}", None, ("comb", f"{path}/{keyword}", len(template)))
-        for i, sub in enumerate(node.get("allOf") if isinstance(node.get("allOf"), list) else ()):
+            value = node.get(keyword)
+            if isinstance(value, list):
+                for i, sub in enumerate(value):
+                    child(sub, f"{path}/{keyword}/{i}", None, ("comb", f"{path}/{keyword}", len(template), None))
+        value = node.get("allOf")
+        for i, sub in enumerate(value if isinstance(value, list) else ()):
             child(sub, f"{path}/allOf/{i}")
         if "if" in node:
             for keyword in ("then", "else"):
                 child(node.get(keyword), f"{path}/{keyword}", None, ("if", f"{path}/if", len(template), keyword))
-        items = node.get("items")
-        if isinstance(items, list):
-            for i, sub in enumerate(items):
+        value = node.get("items")
+        if isinstance(value, list):
+            for i, sub in enumerate(value):
                 child(sub, f"{path}/items/{i}", str(i))
             child(node.get("additionalItems"), f"{path}/additionalItems", _WILD)
         else:
-            child(items, f"{path}/items", _WILD)
-        properties = node.get("properties")
-        for name, sub in (properties.items() if isinstance(properties, dict) else ()):
+            child(value, f"{path}/items", _WILD)
+        value = node.get("properties")
+        for name, sub in (value.items() if isinstance(value, dict) else ()):
             child(sub, f"{path}/properties/{escape_token(name)}", name)
-        patterns = node.get("patternProperties")
-        for name, sub in (patterns.items() if isinstance(patterns, dict) else ()):
+        value = node.get("patternProperties")
+        for name, sub in (value.items() if isinstance(value, dict) else ()):
             child(sub, f"{path}/patternProperties/{escape_token(name)}", _WILD)
         child(node.get("additionalProperties"), f"{path}/additionalProperties", _WILD)
-        dependencies = node.get("dependencies")
-        for name, sub in (dependencies.items() if isinstance(dependencies, dict) else ()):
+        value = node.get("dependencies")
+        for name, sub in (value.items() if isinstance(value, dict) else ()):
             child(sub, f"{path}/dependencies/{escape_token(name)}")
 
     walk(root, "#", (), (), (), "", 0)
@@ -237,13 +254,13 @@ def render_template(message: str, data: Any, instance: list[str]) -> str:
     return _TEMPLATE.sub(replace, message)
 
 
-def _new_error(message: str, instance: list[str], node_path: str, replaced: list[dict]) -> dict:
+def _new_error(message: str, instance: list[str], node_path: str, replaced: list[_Record]) -> _Record:
     return {"keyword": KEYWORD, "instance_path": to_pointer(instance),
             "schema_path": node_path + "/" + KEYWORD, "params": {"errors": replaced},
             "message": message}
 
 
-def _conditions_hold(site: _Site, instance: list[str], seen: set) -> bool:
+def _conditions_hold(site: _Site, instance: list[str], seen: set[tuple[str, str, object]]) -> bool:
     """``seen``: ``(schema path, instance path, failingKeyword)`` of every error."""
     for condition in site.conditions:
         where = to_pointer(instance[:condition[2]])
@@ -253,17 +270,17 @@ def _conditions_hold(site: _Site, instance: list[str], seen: set) -> bool:
     return True
 
 
-def _concrete(sites: list[_Site], errors: list[dict]) -> list[tuple[_Site, list[str]]]:
+def _concrete(sites: list[_Site], errors: list[_Record]) -> list[tuple[_Site, list[str]]]:
     """The sites at each instance path the errors show they were evaluated at, in the
     order their ``errorMessage`` ran: post-order (inner nodes first), siblings in
     evaluation order, array items by index."""
     paths = {tuple(pointer_tokens(str(e.get("instance_path") or ""))) for e in errors}
-    seen = set()
+    seen: set[tuple[str, str, object]] = set()
     for e in errors:
         where = (str(e.get("schema_path")), str(e.get("instance_path") or ""))
         seen.add(where + (None,))
         if e.get("keyword") == "if":
-            seen.add(where + ((e.get("params") or {}).get("failingKeyword"),))
+            seen.add(where + ((e.get("params") or _NO_PARAMS).get("failingKeyword"),))
     found: dict[tuple[int, tuple[str, ...]], tuple[_Site, list[str]]] = {}
     for number, site in enumerate(sites):
         size = len(site.template)
@@ -279,8 +296,8 @@ def _concrete(sites: list[_Site], errors: list[dict]) -> list[tuple[_Site, list[
     return sorted(found.values(), key=lambda item: _post_order_key(*item))
 
 
-def _post_order_key(site: _Site, instance: list[str]) -> tuple:
-    key: list[Any] = []
+def _post_order_key(site: _Site, instance: list[str]) -> tuple[_Ordered, ...]:
+    key: list[tuple[int, int, str]] = []
     tokens = iter(instance)
     for step, kind in site.steps:
         token = next(tokens, "") if kind else ""
@@ -295,7 +312,7 @@ class _Ordered:
 
     __slots__ = ("value",)
 
-    def __init__(self, value: Any) -> None:
+    def __init__(self, value: tuple[int, int, str] | None) -> None:
         self.value = value
 
     def __lt__(self, other: "_Ordered") -> bool:
@@ -303,8 +320,7 @@ class _Ordered:
             return False
         if other.value is None:
             return True
-        a, b = self.value, other.value
-        return a < b  # type: ignore[no-any-return]
+        return self.value < other.value
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, _Ordered) and self.value == other.value
@@ -326,7 +342,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
         return list(errors)
     records = [dict(e) for e in errors]
     used = [False] * len(records)
-    created: list[tuple[float, int, dict]] = []  # (position, sequence, record)
+    created: list[tuple[float, int, _Record]] = []  # (position, sequence, record)
     schema_paths = [str(e.get("schema_path", "")) for e in records]
     instance_paths = [str(e.get("instance_path") or "") for e in records]
     # instance pointer -> the records at it or below it, in order (each query is then
@@ -368,6 +384,10 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
         for prefix in prefixes(record["instance_path"]):
             created_under.setdefault(prefix, []).append((position, record["schema_path"]))
 
+    message: _Json
+    properties: _Json
+    items: _Json
+    remaining: _Json
     for site, instance in _concrete(sites, records):
         # templates are relative to the errorMessage node's data, rendered once
         def render(text: str, instance: list[str] = instance) -> str:
@@ -398,7 +418,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             keys = [k for k in _js_keys({k: 0 for k in plain_keys}) if matched[k]]
             if single_error and keys:
                 separator = single_error if isinstance(single_error, str) else ";"
-                members = [i for k in keys for i in matched[k]]
+                members: list[int] = [i for k in keys for i in matched[k]]
                 text = separator.join(render(message[k]) for k in keys)
                 emit(text, instance, site, members, anchor)
             else:
@@ -410,7 +430,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             for i in below:
                 keyword = records[i].get("keyword")
                 if direct(i) and keyword in by_prop:
-                    name = (records[i].get("params") or {}).get(_PROPERTY_PARAMS.get(keyword, ""))
+                    name = (records[i].get("params") or _NO_PARAMS).get(_PROPERTY_PARAMS.get(keyword, ""))
                     if name in by_prop[keyword]:
                         by_prop[keyword][name].append(i)
             for k in _js_keys({k: 0 for k in prop_keys}):
@@ -448,7 +468,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
             if members:
                 emit(render(remaining), instance, site, members, anchor)
 
-    out: list[tuple[float, int, dict]] = []
+    out: list[tuple[float, int, _Record]] = []
     for i, record in enumerate(records):
         if used[i] and not keep_errors:
             continue
@@ -458,7 +478,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
     return [record for _, _, record in out]
 
 
-def _check_texts(value: Any, where: str, what: str) -> None:
+def _check_texts(value: _Json | Mapping[int, Any], where: str, what: str) -> None:
     if isinstance(value, Mapping):
         for name, text in value.items():
             if not isinstance(text, str):
@@ -469,6 +489,8 @@ def _check_texts(value: Any, where: str, what: str) -> None:
 
 def check_error_message_schema(schema: Any) -> None:
     """Raise :class:`ValueError` for an ``errorMessage`` value of the wrong shape."""
+    value: _Json
+    text: _Json
     for node in iter_subschemas(schema):
         if KEYWORD not in node:
             continue
@@ -501,7 +523,7 @@ ALL_ERRORS_REQUIRED = (
 )
 
 
-def error_messages(engine: Any, opts: Mapping[str, Any] | None = None) -> None:
+def error_messages(engine: ValidatorEngine, opts: Mapping[str, Any] | None = None) -> None:
     """Validator plugin adding the ``errorMessage`` keyword; needs ``all_errors``.
 
     ``Framework(validator={"custom_options": {"all_errors": True}, "plugins": [error_messages]})``,
@@ -521,7 +543,7 @@ def error_messages(engine: Any, opts: Mapping[str, Any] | None = None) -> None:
     documents: dict[str, Any] = {}
     cache: dict[int, tuple[Any, int, list[_Site]]] = {}
 
-    def check(schema: Any, shared: Mapping[str, Any]) -> Any:
+    def check(schema: _Json, shared: Mapping[str, _Json]) -> Any:  # the schema: an object or a boolean
         check_error_message_schema(schema)
         if isinstance(schema, dict) and _has_template(schema):
             schema[DATA_KEYWORD] = True  # records the data ${...} templates read
@@ -530,7 +552,7 @@ def error_messages(engine: Any, opts: Mapping[str, Any] | None = None) -> None:
             documents[schema_id] = schema  # the shared schema as compiled
         return schema
 
-    def process(errors: list, schema: Any) -> list:
+    def process(errors: list[_Record], schema: _Json) -> list[_Record]:
         data = _DATA.get(_NO_DATA)
         _DATA.set(_NO_DATA)
         cached = cache.get(id(schema))

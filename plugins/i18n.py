@@ -232,7 +232,7 @@ LANGUAGES: tuple[str, ...] = tuple(_TABLES)
 PASSTHROUGH_KEYWORDS = frozenset({"errorMessage"})
 
 
-def _table_for(lang: str) -> dict[str, Formatter]:
+def _table_for(lang: object) -> dict[str, Formatter]:
     if not isinstance(lang, str):
         raise ValueError(f"language must be a string such as 'de', not {lang!r}")
     base = lang.strip().replace("_", "-").split("-", 1)[0].lower()
@@ -271,6 +271,7 @@ def localize(errors: Iterable[Mapping[str, Any]] | None, lang: str = "en") -> li
     """
     table = _table_for(lang)
     localized: list[dict[str, Any]] = []
+    params: Params | None
     for record in errors or ():
         new = dict(record)
         params = record.get("params")

@@ -52,14 +52,22 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
 
-from framework.schemas import DATA_KEYWORDS, SCHEMA_MAPS, RefIndex, absolutize, base_inside, json_equal, pointer_tokens
+from framework.schemas import (DATA_KEYWORDS, SCHEMA_MAPS, RefIndex, Schema, absolutize, base_inside, json_equal,
+                               pointer_tokens)
+
+if TYPE_CHECKING:
+    from framework.validation import ValidatorEngine
 
 __all__ = ["merge_patch", "merge", "apply_patch", "expand", "JsonPatchError", "MergePatchError"]
 
 _ANNOTATIONS = ("$comment", "title", "description", "examples", "default", "readOnly", "writeOnly")
 _MAX_DEPTH = 64
+
+#: A JSON value, as :func:`json.loads` gives it (schemas, patches, documents).
+_Json = Union[dict[str, Any], list[Any], str, int, float, bool, None]
+_JsonT = TypeVar("_JsonT", bound=_Json)
 
 
 class MergePatchError(ValueError):
@@ -72,15 +80,24 @@ class JsonPatchError(MergePatchError):
 
 # --------------------------------------------------------------------------- RFC 7396
 
-def merge(target: Any, patch: Any) -> Any:
+@overload
+def merge(target: _Json, patch: dict[str, Any]) -> dict[str, Any]: ...
+@overload
+def merge(target: _Json, patch: _JsonT) -> _JsonT: ...
+
+
+def merge(target: _Json, patch: _Json) -> _Json:
     """RFC 7396 JSON merge patch: a new value, ``target`` and ``patch`` untouched.
+
+    A ``patch`` that is not an object is the result (a copy of it); an object patch gives
+    an object.
 
     >>> merge({"a": 1, "b": {"c": 2, "d": 3}}, {"b": {"c": None, "e": 4}, "f": [5]})
     {'a': 1, 'b': {'d': 3, 'e': 4}, 'f': [5]}
     """
     if not isinstance(patch, dict):
         return copy.deepcopy(patch)
-    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    result: dict[str, Any] = copy.deepcopy(target) if isinstance(target, dict) else {}
     for key, value in patch.items():
         if value is None:
             result.pop(key, None)
@@ -91,7 +108,7 @@ def merge(target: Any, patch: Any) -> Any:
 
 # --------------------------------------------------------------------------- RFC 6902
 
-def _tokens(pointer: Any) -> list[str]:
+def _tokens(pointer: object) -> list[str]:
     if not isinstance(pointer, str):
         raise JsonPatchError(f"a JSON pointer must be a string, not {pointer!r}")
     if pointer == "":
@@ -101,7 +118,7 @@ def _tokens(pointer: Any) -> list[str]:
     return pointer_tokens(pointer)
 
 
-def _index(container: list, token: str, pointer: str, *, allow_end: bool) -> int:
+def _index(container: list[Any], token: str, pointer: str, *, allow_end: bool) -> int:
     if token == "-" and allow_end:
         return len(container)
     if not token.isdigit() or (len(token) > 1 and token.startswith("0")):
@@ -112,17 +129,17 @@ def _index(container: list, token: str, pointer: str, *, allow_end: bool) -> int
     return index
 
 
-def _parent(document: Any, pointer: str) -> tuple[Any, str]:
+def _parent(document: _Json, pointer: str) -> tuple[_Json, str]:
     tokens = _tokens(pointer)
     return _walk(document, tokens[:-1], pointer), tokens[-1]
 
 
-def _get(document: Any, pointer: str) -> Any:
+def _get(document: _Json, pointer: str) -> _Json:
     return _walk(document, _tokens(pointer), pointer)
 
 
-def _walk(document: Any, tokens: list[str], pointer: str) -> Any:
-    node = document
+def _walk(document: _Json, tokens: list[str], pointer: str) -> _Json:
+    node: _Json = document
     for token in tokens:
         if isinstance(node, dict) and token in node:
             node = node[token]
@@ -133,7 +150,7 @@ def _walk(document: Any, tokens: list[str], pointer: str) -> Any:
     return node
 
 
-def _add(document: Any, pointer: str, value: Any) -> Any:
+def _add(document: _Json, pointer: str, value: _Json) -> _Json:
     if pointer == "":
         return value
     parent, token = _parent(document, pointer)
@@ -146,7 +163,7 @@ def _add(document: Any, pointer: str, value: Any) -> Any:
     return document
 
 
-def _remove(document: Any, pointer: str) -> tuple[Any, Any]:
+def _remove(document: _Json, pointer: str) -> tuple[_Json, _Json]:
     if pointer == "":
         return None, document
     parent, token = _parent(document, pointer)
@@ -157,7 +174,7 @@ def _remove(document: Any, pointer: str) -> tuple[Any, Any]:
     raise JsonPatchError(f"path {pointer!r} does not exist")
 
 
-def apply_patch(document: Any, operations: Any) -> Any:
+def apply_patch(document: _Json, operations: _Json) -> _Json:
     """RFC 6902 JSON patch: a new value, ``document`` and ``operations`` untouched.
 
     >>> apply_patch({"a": [1, 2]}, [{"op": "add", "path": "/a/-", "value": 3},
@@ -170,6 +187,7 @@ def apply_patch(document: Any, operations: Any) -> Any:
     if not isinstance(operations, list):
         raise JsonPatchError(f"a JSON patch is a list of operations, not {type(operations).__name__}")
     document = copy.deepcopy(document)
+    operation: _Json
     for number, operation in enumerate(operations):
         if not isinstance(operation, dict) or "op" not in operation or "path" not in operation:
             raise JsonPatchError(f"operation {number} needs 'op' and 'path': {operation!r}")
@@ -205,14 +223,15 @@ def apply_patch(document: Any, operations: Any) -> Any:
 # --------------------------------------------------------------------------- schemas
 
 class _Expander:
-    def __init__(self, root: dict, shared: Mapping[str, Any]) -> None:
+    def __init__(self, root: Schema, shared: Mapping[str, Any]) -> None:
         self.index = RefIndex(root, shared)
         self.root_base = base_inside(root, "")
 
-    def resolve(self, value: Any, what: str, keyword: str, depth: int) -> Any:
+    def resolve(self, value: _Json, what: str, keyword: str, depth: int) -> _Json:
         """``value``, or a deep copy of what its ``$ref`` names; expanded either way."""
+        target: _Json
         if isinstance(value, dict) and isinstance(value.get("$ref"), str) and len(value) == 1:
-            ref = value["$ref"]
+            ref: str = value["$ref"]
             try:
                 target, outer = self.index.resolve(ref, self.root_base)
             except LookupError as exc:
@@ -228,18 +247,19 @@ class _Expander:
             return self.walk(target, depth + 1)
         return self.walk(copy.deepcopy(value), depth + 1)
 
-    def expand_node(self, node: dict, depth: int) -> Any:
+    def expand_node(self, node: Schema, depth: int) -> _Json:
         keyword = "$merge" if "$merge" in node else "$patch"
         if "$merge" in node and "$patch" in node:
             raise MergePatchError("a schema cannot hold both $merge and $patch")
-        spec = node[keyword]
+        spec: _Json = node[keyword]
         if not isinstance(spec, dict) or "source" not in spec or "with" not in spec:
             raise MergePatchError(f"{keyword} needs an object with 'source' and 'with', got {spec!r}")
         source = self.resolve(spec["source"], "source", keyword, depth)
-        patch = spec["with"]
+        patch: _Json = spec["with"]
         if keyword == "$merge":
-            patches = patch if isinstance(patch, list) else [patch]
+            patches: list[Any] = patch if isinstance(patch, list) else [patch]
             result = source
+            item: _Json
             for item in patches:
                 item = self.resolve(item, "with", keyword, depth) if isinstance(item, dict) else item
                 if not isinstance(item, dict):
@@ -256,7 +276,9 @@ class _Expander:
         siblings = {k: v for k, v in node.items() if k != keyword}
         if not siblings:
             return result
-        siblings = self.walk(siblings, depth + 1)
+        walked = self.walk(siblings, depth + 1)
+        assert isinstance(walked, dict)  # (no $merge/$patch at its top: an object walks to an object)
+        siblings = walked
         annotations = {k: siblings.pop(k) for k in list(siblings) if k in _ANNOTATIONS or k == "$id"}
         if isinstance(result, dict):
             for key, value in annotations.items():
@@ -265,13 +287,14 @@ class _Expander:
             return result
         return {**annotations, **siblings, "allOf": [result, *siblings.get("allOf", [])]}
 
-    def walk(self, node: Any, depth: int = 0) -> Any:
+    def walk(self, node: _Json, depth: int = 0) -> _Json:
         if depth > _MAX_DEPTH:
             raise MergePatchError(f"$merge/$patch expansion deeper than {_MAX_DEPTH} levels (a reference cycle?)")
         if isinstance(node, dict):
             if "$merge" in node or "$patch" in node:
                 return self.expand_node(node, depth)
-            out = {}
+            out: dict[str, Any] = {}
+            value: _Json
             for key, value in node.items():
                 if key in DATA_KEYWORDS:
                     out[key] = value
@@ -286,7 +309,7 @@ class _Expander:
         return node
 
 
-def expand(schema: Any, shared: Mapping[str, Any] | None = None) -> Any:
+def expand(schema: _Json, shared: Mapping[str, Any] | None = None) -> _Json:
     """``schema`` with every ``$merge``/``$patch`` replaced by its result (a new schema).
 
     ``shared`` maps ``$id`` to the shared schemas a ``source`` or ``with`` ``$ref`` may name.
@@ -300,11 +323,14 @@ def expand(schema: Any, shared: Mapping[str, Any] | None = None) -> Any:
     return _Expander(schema, shared or {}).walk(schema)
 
 
-def merge_patch(engine: Any, opts: Mapping[str, Any] | None = None) -> None:
+def merge_patch(engine: ValidatorEngine, opts: Mapping[str, Any] | None = None) -> None:
     """Validator plugin: ``Framework(validator={"plugins": [merge_patch]})``.
 
     Declares the ``$merge`` and ``$patch`` keywords and expands them in every schema
     before it is compiled; a bad ``$merge``/``$patch`` fails ``ready()`` with a
     :class:`MergePatchError` saying what is wrong. No options.
     """
-    engine.add_transform(lambda schema, shared: expand(schema, shared))
+    def transform(schema: _Json, shared: Mapping[str, _Json]) -> Any:
+        return expand(schema, shared)  # a schema: an object or a boolean
+
+    engine.add_transform(transform)

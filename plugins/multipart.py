@@ -40,10 +40,21 @@ bodies (their limits are these), unless the route sets one itself.
 from __future__ import annotations
 
 import tempfile
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
-from framework import plugin
+from framework import Context, Reply, Request, plugin
+from framework.body import BoundedStream
 from framework.errors import create_error
+
+if TYPE_CHECKING:
+    from werkzeug.datastructures import FileStorage, Headers, ImmutableMultiDict, MultiDict
+    from werkzeug.formparser import MultiPartParser
+
+    class _MultipartRequest(Request):
+        """A request where the plugin applies: ``request.files`` is decorated."""
+
+        files: MultiDict[str, FileStorage]
 
 __all__ = ["multipart", "MultipartOptionsError", "MultipartLimitError", "MultipartBoundaryError"]
 
@@ -77,14 +88,14 @@ class _SizedSpool:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._file, name)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[bytes]:
         return iter(self._file)
 
 
-def _parser_class() -> Any:
+def _parser_class() -> Callable[[dict[str, int]], MultiPartParser]:
     from werkzeug.formparser import MultiPartParser
 
-    class Parser(MultiPartParser):  # type: ignore[misc]
+    class Parser(MultiPartParser):
         """werkzeug's parser, counting text fields as they complete (``get_part_charset``
         is called once per completed field)."""
 
@@ -92,8 +103,9 @@ def _parser_class() -> Any:
             self.limits = limits
             self.file_count = 0
             self.field_count = 0
-            super().__init__(stream_factory=self.new_file, max_form_memory_size=limits["field_size"],
-                             max_form_parts=limits["parts"])
+            # werkzeug calls the factory with keywords only; the spool is a duck-typed IO.
+            super().__init__(stream_factory=self.new_file,  # type: ignore[arg-type]
+                             max_form_memory_size=limits["field_size"], max_form_parts=limits["parts"])
 
         def new_file(self, **_: Any) -> _SizedSpool:
             self.file_count += 1
@@ -101,21 +113,21 @@ def _parser_class() -> Any:
                 raise MultipartLimitError(f"more than {self.limits['files']} files")
             return _SizedSpool(self.limits["file_size"], self.limits["spool_size"])
 
-        def get_part_charset(self, headers: Any) -> str:
+        def get_part_charset(self, headers: Headers) -> str:
             self.field_count += 1
             if self.field_count > self.limits["fields"]:
                 raise MultipartLimitError(f"more than {self.limits['fields']} fields")
-            return super().get_part_charset(headers)  # type: ignore[no-any-return]
+            return super().get_part_charset(headers)
 
     return Parser
 
 
-def _check(options: dict[str, Any]) -> dict[str, int]:
+def _check(options: Mapping[str, Any]) -> dict[str, int]:
     unknown = sorted(set(options) - set(_LIMITS) - {"prefix"})
     if unknown:
         raise MultipartOptionsError(f"multipart: unknown option(s) {', '.join(unknown)}; "
                                     f"known: {', '.join(_LIMITS)}")
-    limits = {}
+    limits: dict[str, int] = {}
     for name, default in _LIMITS.items():
         value = options.get(name, default)
         if type(value) is not int or value <= 0:
@@ -124,7 +136,7 @@ def _check(options: dict[str, Any]) -> dict[str, int]:
     return limits
 
 
-def _multipart(instance: Any, opts: dict[str, Any]) -> None:
+def _multipart(instance: Context, opts: Mapping[str, Any]) -> None:
     from werkzeug.datastructures import MultiDict
     from werkzeug.exceptions import RequestEntityTooLarge
 
@@ -135,14 +147,16 @@ def _multipart(instance: Any, opts: dict[str, Any]) -> None:
     body_limit = (limits["files"] * limits["file_size"] + min(limits["fields"], limits["parts"]) * limits["field_size"]
                   + limits["parts"] * 16384)
 
-    def parse(request: Any, stream: Any) -> dict[str, Any]:
+    def parse(request: _MultipartRequest, stream: BoundedStream) -> dict[str, Any]:
         boundary = request.media_type.parameters.get("boundary") if request.media_type else None
         if not boundary:
             raise MultipartBoundaryError("no boundary in the Content-Type")
         length = request.environ.get("CONTENT_LENGTH")
         parser = parser_class(limits)
         try:
-            fields, files = parser.parse(stream, boundary.encode("latin-1"), int(length) if length else None)
+            # (a BoundedStream is a binary file-like object, but not nominally a typing.IO)
+            fields, files = parser.parse(stream, boundary.encode("latin-1"),  # type: ignore[arg-type]
+                                         int(length) if length else None)
         except RequestEntityTooLarge:
             raise MultipartLimitError(f"more than {limits['parts']} parts, or a field over "
                                       f"field_size ({limits['field_size']} bytes)") from None
@@ -154,14 +168,17 @@ def _multipart(instance: Any, opts: dict[str, Any]) -> None:
             body[name] = values[0] if len(values) == 1 else values
         return body
 
-    parse.needs_content_schema = True  # type: ignore[attr-defined]
-    instance.add_content_type_parser("multipart/form-data", parse, stream=True, body_limit=body_limit)
+    parse.needs_content_schema = True  # type: ignore[attr-defined]  # read by the framework with getattr
+    # (its parser type describes bytes parsers only, not a stream=True parser's stream)
+    instance.add_content_type_parser("multipart/form-data", parse,  # type: ignore[arg-type]
+                                     stream=True, body_limit=body_limit)
     if not instance.has_request_decorator("files"):
         instance.decorate_request("files", _EmptyFiles())
 
-    def close_files(request: Any, reply: Any) -> None:
+    def close_files(request: _MultipartRequest, reply: Reply) -> None:
         files = request.files
-        if isinstance(files, MultiDict):
+        # (necessary: an application's own "files" request decorator may be anything)
+        if isinstance(files, MultiDict):  # pyright: ignore[reportUnnecessaryIsInstance]
             for upload in files.values():
                 upload.close()
 
@@ -171,7 +188,7 @@ def _multipart(instance: Any, opts: dict[str, Any]) -> None:
 class _EmptyFiles:
     """``request.files`` of a request without a multipart body: an empty, read-only MultiDict."""
 
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
+    def __get__(self, instance: object, owner: type | None = None) -> ImmutableMultiDict[str, FileStorage]:
         from werkzeug.datastructures import ImmutableMultiDict
         return ImmutableMultiDict()
 

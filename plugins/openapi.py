@@ -109,15 +109,16 @@ import html
 import json
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, TypeGuard, TypeVar, Union, overload
 from urllib.parse import unquote, urljoin
 
-from framework import plugin
-from framework.schemas import (RefIndex, UnresolvableRefError, base_inside, escape_token, iter_subschemas,
-                               normalize_input_schema, to_pointer)
+from framework import Context, Reply, Request, plugin
+from framework.errors import UnresolvableRefError
+from framework.route import Route
+from framework.schemas import RefIndex, base_inside, escape_token, iter_subschemas, normalize_input_schema, to_pointer
 
 __all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
 
@@ -148,6 +149,10 @@ _SCHEMA_SINGLES = ("additionalItems", "additionalProperties", "contains", "prope
                    "then", "else")
 _DATA = ("enum", "const", "default", "examples", "example")
 
+#: A JSON value (a schema or a part of one): ``isinstance`` narrows it to a typed container.
+_Json = Union[dict[str, Any], list[Any], str, int, float, bool, None]
+_JsonT = TypeVar("_JsonT", bound=_Json)
+
 
 class OpenAPIError(ValueError):
     """Options or routes the document cannot be built from (fails ``ready()``)."""
@@ -155,12 +160,12 @@ class OpenAPIError(ValueError):
 
 # --------------------------------------------------------------------------- schemas
 
-def _has_merge_patch(schema: Any) -> bool:
+def _has_merge_patch(schema: _Json) -> bool:
     return any("$merge" in node or "$patch" in node for node in _all_dicts(schema))
 
 
-def _all_dicts(node: Any):
-    stack = [node]
+def _all_dicts(node: _Json) -> Iterator[dict[str, Any]]:
+    stack: list[_Json] = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -170,7 +175,7 @@ def _all_dicts(node: Any):
             stack.extend(item)
 
 
-def _expanded(schema: Any, shared: Mapping[str, Any]) -> Any:
+def _expanded(schema: _Json, shared: Mapping[str, Any]) -> _Json:
     """``$merge``/``$patch`` resolved as ``plugins.merge_patch`` resolves them for the validator."""
     if not _has_merge_patch(schema):
         return schema
@@ -182,24 +187,25 @@ def _pointer_tokens(fragment: str) -> list[str]:
     return [unquote(t).replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]]
 
 
-def _converted_tokens(tokens: list[str], document: Any) -> list[str]:
+def _converted_tokens(tokens: list[str], document: _Json) -> list[str]:
     """A pointer's tokens into a draft 7 schema, as tokens into its converted form."""
-    out = []
-    node = document
+    out: list[str] = []
+    node: _Json = document
     name_position = False
     for token in tokens:
-        keyword = not name_position and isinstance(node, dict)
+        mapping: dict[str, Any] | None = node if isinstance(node, dict) else None
+        keyword = not name_position and mapping is not None
         if keyword and token == "definitions":
             out.append("$defs")
         elif keyword and token == "dependencies":
             out.append("dependentSchemas")  # only schema-valued dependencies can be pointed at
-        elif keyword and token == "items" and isinstance(node.get("items"), list):
+        elif keyword and token == "items" and mapping is not None and isinstance(mapping.get("items"), list):
             out.append("prefixItems")
         else:
             out.append(token)
         name_position = keyword and token in _NAME_MAPS
-        if isinstance(node, dict):
-            node = node.get(token)
+        if mapping is not None:
+            node = mapping.get(token)
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
@@ -207,9 +213,10 @@ def _converted_tokens(tokens: list[str], document: Any) -> list[str]:
     return out
 
 
-def _anchor_tokens(document: Any, anchor: str) -> list[str] | None:
+def _anchor_tokens(document: _Json, anchor: str) -> list[str] | None:
     """The pointer tokens of the subschema whose ``$id`` is ``anchor`` (``#name``)."""
-    stack: list[tuple[Any, list[str]]] = [(document, [])]
+    stack: list[tuple[_Json, list[str]]] = [(document, [])]
+    value: _Json
     while stack:
         node, tokens = stack.pop()
         if not isinstance(node, dict):
@@ -231,7 +238,14 @@ def _anchor_tokens(document: Any, anchor: str) -> list[str] | None:
     return None
 
 
-def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None, closed: bool = True) -> Any:
+@overload
+def to_openapi_schema(schema: dict[str, Any], ref: Callable[[str], str] | None = None,
+                      closed: bool = True) -> dict[str, Any]: ...
+@overload
+def to_openapi_schema(schema: _JsonT, ref: Callable[[str], str] | None = None, closed: bool = True) -> _JsonT: ...
+
+
+def to_openapi_schema(schema: _Json, ref: Callable[[str], str] | None = None, closed: bool = True) -> _Json:
     """A draft 7 schema as OpenAPI 3.1 (JSON Schema 2020-12) writes it (a new value).
 
     ``definitions`` become ``$defs``, ``nullable: true`` adds ``"null"`` to ``type``, tuple
@@ -252,6 +266,7 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None, clos
         return schema
     out: dict[str, Any] = {}
     tuple_items = isinstance(schema.get("items"), list)
+    value: _Json
     for key, value in schema.items():
         if key in ("$id", "errorMessage", "nullable", "$schema"):
             continue
@@ -260,7 +275,7 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None, clos
         elif key == "$ref" and isinstance(value, str):
             out[key] = ref(value) if ref else value
         elif key in _NAME_MAPS and isinstance(value, dict):
-            converted = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
+            converted: dict[str, _Json] = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
             if key == "definitions":
                 out["$defs"] = {**out.get("$defs", {}), **converted}
             elif key == "dependencies":
@@ -285,7 +300,7 @@ def to_openapi_schema(schema: Any, ref: Callable[[str], str] | None = None, clos
         else:
             out[key] = copy.deepcopy(value)
     if schema.get("nullable") is True:
-        kind = out.get("type")
+        kind: _Json = out.get("type")
         if isinstance(kind, str) and kind != "null":
             out["type"] = [kind, "null"]
         elif isinstance(kind, list) and "null" not in kind:
@@ -314,7 +329,7 @@ class _Components:
             name, n = f"{base}_{n}", n + 1
         return name
 
-    def shared(self, schema: Any, schema_id: str, shared: Mapping[str, Any]) -> str:
+    def shared(self, schema: _Json, schema_id: str, shared: Mapping[str, Any]) -> str:
         """The component name of a shared schema (as a context sees it), added on first use."""
         key = id(schema)
         if key not in self.by_identity:
@@ -324,23 +339,24 @@ class _Components:
             self.schemas[name] = self.convert(_expanded(schema, shared), name, shared)
         return self.by_identity[key]
 
-    def hoist(self, schema: Any, wanted: str, shared: Mapping[str, Any]) -> str:
+    def hoist(self, schema: _Json, wanted: str, shared: Mapping[str, Any]) -> str:
         name = self._name(wanted)
         self.schemas[name] = None
         self.schemas[name] = self.convert(schema, name, shared)
         return name
 
-    def convert(self, schema: Any, name: str | None, shared: Mapping[str, Any]) -> Any:
+    def convert(self, schema: _Json, name: str | None, shared: Mapping[str, Any]) -> _Json:
         """``schema`` (a document of its own, stored as component ``name`` when given) converted,
         its references pointed at components."""
         def ref(value: str) -> str:
             return self.reference(value, schema, name, shared)
         return to_openapi_schema(schema, ref, self.closed)
 
-    def reference(self, ref: str, document: Any, name: str | None, shared: Mapping[str, Any]) -> str:
+    def reference(self, ref: str, document: _Json, name: str | None, shared: Mapping[str, Any]) -> str:
         location, _, fragment = ref.partition("#")
+        target_doc: _Json
         if location:
-            base = document.get("$id", "") if isinstance(document, dict) else ""
+            base: _Json = document.get("$id", "") if isinstance(document, dict) else ""
             base = "" if not isinstance(base, str) or base.startswith("#") else base
             target_id = next((c for c in dict.fromkeys((urljoin(base, location) if base else location, location))
                               if c in shared), None)
@@ -364,7 +380,18 @@ class _Components:
         return "#/components/schemas/" + escape_token(component) + to_pointer(tokens)
 
 
-def _has_local_ref(schema: Any) -> bool:
+def _ref_of(node: _Json) -> str | None:
+    """The ``$ref`` of a schema node, when it has one (a string)."""
+    ref: _Json = node.get("$ref") if isinstance(node, dict) else None
+    return ref if isinstance(ref, str) else None
+
+
+def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether a schema value (typed ``Any``) is an object."""
+    return isinstance(value, dict)
+
+
+def _has_local_ref(schema: _Json) -> bool:
     return any(isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") for node in iter_subschemas(schema))
 
 
@@ -372,7 +399,7 @@ def _has_local_ref(schema: Any) -> bool:
 
 def _openapi_path(url: str) -> tuple[str, list[str]]:
     """``/items/:id`` -> ``/items/{id}``; the names of the path parameters, in order."""
-    names = []
+    names: list[str] = []
     segments = url.split("/")
     for index, segment in enumerate(segments):
         if segment.startswith(":") and len(segment) > 1:
@@ -384,10 +411,10 @@ def _openapi_path(url: str) -> tuple[str, list[str]]:
     return "/".join(segments), names
 
 
-def _is_content_map(schema: Any) -> bool:
+def _is_content_map(schema: _Json) -> TypeGuard[dict[str, Any]]:
     if not isinstance(schema, dict):
         return False
-    content = schema.get("content")
+    content: _Json = schema.get("content")
     return isinstance(content, dict) and bool(content) and all(
         isinstance(entry, dict) and "schema" in entry for entry in content.values())
 
@@ -404,7 +431,7 @@ def _reason(status: str) -> str:
         return "Response"
 
 
-def _media_types(value: Any, what: str, route: Any) -> list[str]:
+def _media_types(value: _Json | tuple[Any, ...], what: str, route: Route) -> list[str]:
     if value is None:
         return ["application/json"]
     if isinstance(value, str):
@@ -417,7 +444,7 @@ def _media_types(value: Any, what: str, route: Any) -> list[str]:
 class _OperationBuilder:
     """One route's operation: its schemas normalized as the engines get them, then converted."""
 
-    def __init__(self, route: Any, components: _Components, options: Mapping[str, Any]) -> None:
+    def __init__(self, route: Route, components: _Components, options: Mapping[str, Any]) -> None:
         self.route = route
         self.schema = route.schema
         self.components = components
@@ -429,23 +456,25 @@ class _OperationBuilder:
         self.slug = f"{route.method.lower()}_{slug}"
 
     # A part's schema as the document writes it.
-    def _document_schema(self, schema: Any, part: str) -> Any:
+    def _document_schema(self, schema: _Json, part: str) -> _Json:
         schema = _expanded(schema, self.shared)
         if _has_local_ref(schema):
             return {"$ref": "#/components/schemas/" + self.components.hoist(schema, f"{self.slug}.{part}", self.shared)}
         return self.components.convert(schema, None, self.shared)
 
-    def _properties(self, normalized: Any, part: str) -> tuple[dict[str, Any], list[str]] | None:
+    def _properties(self, normalized: _Json, part: str) -> tuple[dict[str, Any], list[str]] | None:
         """The properties of an input schema (through a top-level ``$ref``), converted."""
-        schema = _expanded(normalized, self.shared)
-        document = schema
+        schema: _Json = _expanded(normalized, self.shared)
+        document: _Json = schema
         hops = 0
-        while isinstance(schema, dict) and isinstance(schema.get("$ref"), str) and hops < 16:
+        ref = _ref_of(schema)
+        while ref is not None and hops < 16:
             try:
-                schema, document = _resolve(schema["$ref"], document, self.shared)
+                schema, document = _resolve(ref, document, self.shared)
             except UnresolvableRefError as error:
                 raise OpenAPIError(f"{self.route.method} {self.route.url}: {error}") from error
             hops += 1
+            ref = _ref_of(schema)
         if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
             return None
         if document is not normalized and isinstance(document, dict) and isinstance(document.get("$id"), str) \
@@ -456,12 +485,13 @@ class _OperationBuilder:
         else:
             doc_name = None
 
-        def convert(sub: Any) -> Any:
+        def convert(sub: _Json) -> _Json:
             return to_openapi_schema(sub, lambda ref: self.components.reference(ref, document, doc_name, self.shared),
                                      self.components.closed)
 
         properties = {name: convert(sub) for name, sub in schema["properties"].items()}
-        required = [r for r in schema.get("required", []) if isinstance(r, str)]
+        listed: Iterable[object] = schema.get("required", [])
+        required = [r for r in listed if isinstance(r, str)]
         return properties, required
 
     def parameters(self) -> list[dict[str, Any]]:
@@ -470,8 +500,8 @@ class _OperationBuilder:
         found = self._properties(normalize_input_schema(params, "params"), "params") if params is not None else None
         properties = found[0] if found else {}
         for name in self.path_names:
-            parameter = {"name": name, "in": "path", "required": True,
-                         "schema": properties.get(name, {"type": "string"})}
+            parameter: dict[str, Any] = {"name": name, "in": "path", "required": True,
+                                         "schema": properties.get(name, {"type": "string"})}
             if name == "*":
                 parameter.setdefault("description", "the rest of the path (it may contain '/')")
             parameters.append(_lift_description(parameter))
@@ -506,13 +536,15 @@ class _OperationBuilder:
             content = {media_type: {"schema": schema}
                        for media_type in _media_types(self.schema.get("consumes"), "consumes", self.route)}
         request_body: dict[str, Any] = {"required": True, "content": content}
-        if isinstance(body, dict) and isinstance(body.get("description"), str):
+        if _is_object(body) and isinstance(body.get("description"), str):
             request_body["description"] = body["description"]
         return request_body
 
     def responses(self, validates: bool, guarded: bool) -> dict[str, Any]:
         responses: dict[str, Any] = {}
-        for key, entry in (self.schema.get("response") or {}).items():
+        declared: dict[Any, Any] = self.schema.get("response") or {}
+        entry: _Json
+        for key, entry in declared.items():
             status = str(key).lower()
             status = status.replace("xx", "XX")
             if _is_content_map(entry):
@@ -563,13 +595,13 @@ class _OperationBuilder:
 
 
 def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
-    schema = parameter.get("schema")
+    schema: _Json = parameter.get("schema")
     if isinstance(schema, dict) and isinstance(schema.get("description"), str):
         parameter.setdefault("description", schema["description"])
     return parameter
 
 
-def _guarded(route: Any) -> bool:
+def _guarded(route: Route) -> bool:
     """Whether ``plugins.bearer_auth`` guards the route (asked through its public decorator)."""
     context = route.context
     if not context.has_decorator("bearer_auth_guard"):
@@ -577,7 +609,7 @@ def _guarded(route: Any) -> bool:
     return bool(context.bearer_auth_guard.guards(route))
 
 
-def _resolve(ref: str, document: Any, shared: Mapping[str, Any]) -> tuple[Any, Any]:
+def _resolve(ref: str, document: _Json, shared: Mapping[str, Any]) -> tuple[_Json, _Json]:
     """``(target, the document holding it)`` for ``ref`` met at the top of ``document``,
     through the framework's one resolver."""
     index = RefIndex(document, shared)
@@ -586,7 +618,7 @@ def _resolve(ref: str, document: Any, shared: Mapping[str, Any]) -> tuple[Any, A
     return target, owner[0] if owner is not None else document
 
 
-def build_document(context: Any, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def build_document(context: Context, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The OpenAPI 3.1 document of ``context``'s routes and its descendants' (after ``ready()``
     has loaded every plugin). ``options`` as the plugin's."""
     options = dict(options or {})
@@ -611,9 +643,10 @@ def build_document(context: Any, options: Mapping[str, Any] | None = None) -> di
         guarded = _guarded(route)
         operation = builder.operation(guarded)
         if transform is not None:
-            operation = transform(operation, route)
-            if not isinstance(operation, dict):
-                raise OpenAPIError(f"transform must return the operation (a dict), got {type(operation).__name__}")
+            transformed: _Json = transform(operation, route)
+            if not isinstance(transformed, dict):
+                raise OpenAPIError(f"transform must return the operation (a dict), got {type(transformed).__name__}")
+            operation = transformed
         operation_id = operation.get("operationId")
         if operation_id is not None:
             where = f"{route.method} {route.url}"
@@ -656,7 +689,7 @@ def build_document(context: Any, options: Mapping[str, Any] | None = None) -> di
 
 def _swagger_ui_files() -> Path | None:
     try:
-        from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-not-found]
+        from swagger_ui_bundle import swagger_ui_path  # pyright: ignore[reportMissingTypeStubs]  # no types shipped
     except ImportError:
         return None
     path = Path(str(swagger_ui_path))
@@ -705,7 +738,7 @@ _MISSING_UI = """<!DOCTYPE html>
 class _Documentation:
     """The document built once (at ``ready()``) and kept as JSON bytes."""
 
-    def __init__(self, instance: Any, options: dict[str, Any]) -> None:
+    def __init__(self, instance: Context, options: dict[str, Any]) -> None:
         self.instance = instance
         self.options = options
         self.body: bytes | None = None
@@ -725,9 +758,10 @@ class _Documentation:
             self.instance.ready()
             self.build()
         assert self.body is not None
-        return json.loads(self.body)  # type: ignore[no-any-return]
+        document: dict[str, Any] = json.loads(self.body)
+        return document
 
-    def send_json(self, request: Any, reply: Any) -> Any:
+    def send_json(self, request: Request, reply: Reply) -> Reply:
         if self.body is None:  # lazy apps, or a request from an on_ready hook
             self.build()
         return reply.type("application/json; charset=utf-8").send(self.body)
@@ -738,25 +772,25 @@ def _check_options(opts: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
     if unknown:
         raise OpenAPIError(f"openapi: unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
-    info = options.get("info")
+    info: _Json = options.get("info")
     if info is not None and (not isinstance(info, dict) or not isinstance(info.get("title"), str)
                              or not isinstance(info.get("version"), str)):
         raise OpenAPIError("openapi: info must be a dict with a 'title' and a 'version' (strings)")
-    servers = options.get("servers")
+    servers: _Json = options.get("servers")
     if servers is not None and (not isinstance(servers, list) or
-                                not all(isinstance(s, dict) and isinstance(s.get("url"), str) for s in servers)):
+                                not all(_is_object(s) and isinstance(s.get("url"), str) for s in servers)):
         raise OpenAPIError("openapi: servers must be a list of {'url': ...} dicts")
     transform = options.get("transform")
     if transform is not None and not callable(transform):
         raise OpenAPIError("openapi: transform must be a function (operation, route) -> operation")
-    route_prefix = options.get("route_prefix", "/documentation")
+    route_prefix: _Json = options.get("route_prefix", "/documentation")
     if route_prefix is not None and (not isinstance(route_prefix, str) or not route_prefix.startswith("/")):
         raise OpenAPIError("openapi: route_prefix must be a path starting with '/', or None")
     options["route_prefix"] = route_prefix.rstrip("/") if route_prefix else route_prefix
     return options
 
 
-def _openapi(instance: Any, opts: Mapping[str, Any]) -> None:
+def _openapi(instance: Context, opts: Mapping[str, Any]) -> None:
     options = _check_options(opts)
     documentation = _Documentation(instance, options)
     instance.decorate("openapi", documentation.document)
@@ -766,7 +800,8 @@ def _openapi(instance: Any, opts: Mapping[str, Any]) -> None:
         return
     internal = {"schema": {"hide": True}}  # the plugin's own routes are not operations
     base = instance.prefix + route_prefix
-    title = html.escape(str((options.get("info") or {}).get("title", "API")))
+    info: dict[str, Any] = options.get("info") or {}
+    title = html.escape(str(info.get("title", "API")))
     json_url = base + "/json"
     instance.get(route_prefix + "/json", dict(internal), documentation.send_json)
     files = _swagger_ui_files() if options.get("ui", True) else None
@@ -780,7 +815,7 @@ def _openapi(instance: Any, opts: Mapping[str, Any]) -> None:
         page = _PAGE.format(title=title, static=base + "/static", json_url=json.dumps(json_url)).encode("utf-8")
         assets = {name: ((files / name).read_bytes(), content_type) for name, content_type in _ASSETS.items()}
 
-        def static(request: Any, reply: Any) -> Any:
+        def static(request: Request, reply: Reply) -> Reply:
             found = assets.get(request.params["file"])
             if found is None:
                 return reply.call_not_found()
@@ -789,7 +824,7 @@ def _openapi(instance: Any, opts: Mapping[str, Any]) -> None:
 
         instance.get(route_prefix + "/static/:file", dict(internal), static)
 
-    def page_handler(request: Any, reply: Any) -> Any:
+    def page_handler(request: Request, reply: Reply) -> Reply:
         return reply.type("text/html; charset=utf-8").send(page)
 
     instance.get(route_prefix, dict(internal), page_handler)

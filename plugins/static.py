@@ -29,8 +29,10 @@ seconds; default none), ``dotfiles`` (default ``False``).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
+from framework import Context, Reply, Request
 from framework.files import resolve_under
 
 __all__ = ["static", "StaticOptionsError"]
@@ -42,22 +44,22 @@ class StaticOptionsError(ValueError):
     """Options the static plugin cannot work with; raised when it loads (``ready()``)."""
 
 
-def static(instance: Any, opts: dict[str, Any]) -> None:
+def static(instance: Context, opts: Mapping[str, Any]) -> None:
     """The plugin: register it with ``root`` (and ``prefix``, ``index``, ``max_age``,
     ``dotfiles``) to serve that directory; see the module's description."""
     options = {key: value for key, value in dict(opts or {}).items() if key != "prefix"}
     unknown = sorted(set(options) - set(_OPTIONS))
     if unknown:
         raise StaticOptionsError(f"static: unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
-    root = options.get("root")
-    if not isinstance(root, (str, os.PathLike)) or not os.path.isdir(root):
-        raise StaticOptionsError(f"static: root has to be an existing directory, got {root!r}")
-    root = os.path.realpath(root)
-    index = options.get("index", "index.html")
-    max_age = options.get("max_age")
+    directory: str | os.PathLike[str] | None = options.get("root")
+    if not isinstance(directory, (str, os.PathLike)) or not os.path.isdir(directory):
+        raise StaticOptionsError(f"static: root has to be an existing directory, got {directory!r}")
+    root = os.path.realpath(directory)
+    index: str | None = options.get("index", "index.html")
+    max_age: int | None = options.get("max_age")
     dotfiles = bool(options.get("dotfiles", False))
 
-    def serve(request: Any, reply: Any) -> Any:
+    def serve(request: Request, reply: Reply) -> Reply:
         relative = request.params.get("*", "")
         path = resolve_under(root, relative, dotfiles=dotfiles)
         if path is not None and os.path.isdir(path):

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import framework.app
 import framework.errors
+import framework.typeschema
 import framework.validation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,7 +17,7 @@ def test_readme_examples():
 
 
 def test_docstring_examples():
-    for module in (framework.app, framework.errors, framework.validation):
+    for module in (framework.app, framework.errors, framework.validation, framework.typeschema):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, Optional, TypedDict, Union
 
 import annotated_types as at
+import msgspec
+import pydantic
 import pytest
 from typing_extensions import Doc, NotRequired, Required
 
@@ -152,17 +154,17 @@ def test_types_without_a_json_schema_form_are_refused_by_name(tp: Any) -> None:
         schema_of(tp)
 
 
+class Tag(msgspec.Struct):
+    name: str
+    rank: int = 0
+
+
+class Post(pydantic.BaseModel):
+    title: str
+    tags: list[str] = []
+
+
 def test_msgspec_and_pydantic_models_use_their_own_export() -> None:
-    msgspec = pytest.importorskip("msgspec")
-    pydantic = pytest.importorskip("pydantic")
-
-    class Tag(msgspec.Struct):
-        name: str
-
-    class Post(pydantic.BaseModel):
-        title: str
-        tags: list[str] = []
-
     tag = schema_of(Tag)
     assert tag["$ref"] == "#/definitions/Tag" and tag["definitions"]["Tag"]["required"] == ["name"]
     post = schema_of(Post)
@@ -458,3 +460,56 @@ def test_a_type_given_in_schema_is_converted_for_every_part() -> None:
     schema = app.routes()[0].schema
     assert schema["body"] == ITEM_IN and schema["querystring"] == PAGE and schema["params"] == ID_PARAMS
     assert schema["response"][201]["required"] == ["id", "name"]
+
+
+def test_msgspec_and_pydantic_bodies_are_built_and_their_replies_serialize() -> None:
+    app = Framework()
+    seen: list[Any] = []
+
+    @app.post("/struct")
+    def struct(request: Request[Tag], reply: Reply) -> Tag:
+        seen.append(request.body)
+        return Tag(name=request.body.name.upper(), rank=2)
+
+    @app.post("/model")
+    def model(request: Request[Post], reply: Reply) -> Post:
+        seen.append(request.body)
+        return Post(title=request.body.title, tags=["b"])
+
+    @app.get("/plain")
+    def plain(request: Request, reply: Reply) -> Any:  # no schema: the JSON encoder
+        return {"tag": Tag(name="t", rank=1), "post": Post(title="p")}
+
+    assert _answer(app, "POST", "/struct", json={"name": "x", "rank": 1}) == (200, {"name": "X", "rank": 2})
+    assert type(seen[-1]) is Tag and seen[-1] == Tag(name="x", rank=1)
+    assert _answer(app, "POST", "/struct", json={"name": "x", "rank": "one"})[0] == 400
+    assert _answer(app, "POST", "/model", json={"title": "t"}) == (200, {"title": "t", "tags": ["b"]})
+    assert type(seen[-1]) is Post and seen[-1].tags == []
+    assert _answer(app, "POST", "/model", json={"tags": []})[0] == 400
+    assert _answer(app, "GET", "/plain") == (200, {"tag": {"name": "t", "rank": 1},
+                                                   "post": {"title": "p", "tags": []}})
+
+
+
+def test_typed_routes_document_as_valid_openapi() -> None:
+    from openapi_spec_validator import validate
+
+    from plugins.openapi import openapi
+
+    app = Framework()
+    app.register(openapi, info={"title": "typed", "version": "1"})
+
+    def tree(request: Request[Node, Page], reply: Reply) -> Node:
+        return request.body
+
+    def stamp(request: Request[Stamp], reply: Reply) -> list[Out]:
+        return []
+
+    app.post("/tree", tree)
+    app.post("/stamps", stamp)
+    app.ready()
+    document = app.openapi()
+    validate(document)
+    parameters = document["paths"]["/tree"]["post"]["parameters"]
+    assert {(p["name"], p["in"]) for p in parameters} == {("limit", "query"), ("sort", "query"), ("flag", "query")}
+    assert set(document["paths"]["/stamps"]["post"]["responses"]) >= {"200", "400"}

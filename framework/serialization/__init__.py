@@ -136,7 +136,7 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
         generator = SerializerGenerator(schema, shared, index)
         namespace = generator.namespace
         source = load(_CODE_CACHE, generator.emitter, namespace, generator.HEADER)
-        serializer = namespace["serialize"]
-        serializer.source = source  # type: ignore[attr-defined]
-        _cache[key] = serializer
-        return serializer
+        compiled: Serializer = namespace["serialize"]  # the generated module defines it
+        compiled.source = source  # type: ignore[attr-defined]  # an attribute on the function, for reading
+        _cache[key] = compiled
+        return compiled

@@ -35,19 +35,33 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from ..codegen import Constants, Emitter, comment
 from ..errors import SchemaCompileError
 from ..schemas import RefIndex, absolutize, base_inside
+from ..undefined import UNDEFINED
 from . import runtime
 from .merging import merge_schemas
 
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from ..validation import ValidatorEngine
+
 Schema = dict[str, Any]
+#: A JSON value as a schema holds it: ``isinstance`` narrows it to a typed container.
+_Json = Union[Schema, list[Any], str, int, float, bool, None]
 
 
 def _check_not_undefined(var: str) -> str:
     return f"{var} is not _U"
+
+
+def _ref_of(node: _Json) -> str | None:
+    """The ``$ref`` of a schema node, when it has one (a string)."""
+    ref: _Json = node.get("$ref") if isinstance(node, dict) else None
+    return ref if isinstance(ref, str) else None
 
 
 @dataclass(frozen=True)
@@ -110,7 +124,7 @@ class SerializerGenerator:
 
     def __init__(self, schema: Any, shared: Mapping[str, Any] | None = None,
                  index: RefIndex | None = None) -> None:
-        self.root = schema
+        self.root: _Json = schema
         self.shared: Mapping[str, Any] = shared if shared is not None else {}
         #: The ``$ref`` resolver; ``base`` arguments below are base URIs in its terms
         #: (the base in effect inside the schema at hand, :func:`framework.schemas.base_inside`).
@@ -121,7 +135,8 @@ class SerializerGenerator:
         self.namespace: dict[str, Any] = self._base_namespace()
         self._constants = Constants(self.namespace)
         self._function_names: dict[tuple[Any, ...], str] = {}
-        self._derived: dict[tuple[Any, ...], tuple[Schema, Any]] = {}
+        self._normalized: dict[tuple[Any, ...], tuple[Schema, str]] = {}
+        self._branches: dict[tuple[Any, ...], list[Schema]] = {}
         # Derived schemas (merges, type-list members) live as long as the generator, so
         # the ids that key _function_names are never reused by another object.
         self._keep: list[Any] = []
@@ -158,7 +173,7 @@ class SerializerGenerator:
 
     def _base_namespace(self) -> dict[str, Any]:
         return {
-            "_U": runtime.UNDEFINED,
+            "_U": UNDEFINED,
             "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
             "_to_bool": runtime.to_bool, "_plain": runtime.plain, "_key_str": runtime.key_str,
             "_as_mapping": runtime.as_mapping, "_as_list": runtime.as_list,
@@ -175,7 +190,7 @@ class SerializerGenerator:
               "# scalars are inlined. Names starting with _c are constants (values,\n"
               "# compiled patterns) from the schema, never spliced into this text.\n\n")
 
-    def function(self, name: str, path: str, argument: str = "v") -> Any:
+    def function(self, name: str, path: str, argument: str = "v") -> AbstractContextManager[None]:
         """Start ``def name(argument):`` (its schema path as the comment); ``with`` it for the body."""
         if len(self.emitter):
             self.emitter.line("")
@@ -200,9 +215,10 @@ class SerializerGenerator:
         """Follow ``$ref`` (siblings of ``$ref`` are ignored, as in draft 7); return the
         target and the base URI inside it."""
         for _ in range(64):
-            if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+            ref = _ref_of(schema)
+            if ref is None:
                 return schema, base_inside(schema, outer)
-            schema, outer = self.index.resolve(schema["$ref"], outer)
+            schema, outer = self.index.resolve(ref, outer)
         raise SchemaCompileError(f"$ref loop at {schema.get('$ref')!r}")
 
     def normalize(self, schema: Any, base: str, depth: int = 0) -> tuple[Schema, str]:
@@ -213,38 +229,39 @@ class SerializerGenerator:
         """
         if depth > 64:
             raise SchemaCompileError("allOf/$ref nesting too deep (a loop?)")
-        schema, base = self.resolve(schema, base)
-        if not isinstance(schema, dict):
+        target: _Json
+        target, base = self.resolve(schema, base)
+        if not isinstance(target, dict):
             return {}, base
-        all_of = schema.get("allOf")
+        all_of: _Json = target.get("allOf")
         if not isinstance(all_of, list):
-            return schema, base
-        key = ("allOf", id(schema), base)
-        cached = self._derived.get(key)
+            return target, base
+        key = ("allOf", id(target), base)
+        cached = self._normalized.get(key)
         if cached is None:
-            # The key holds id(schema): keep schema alive, or a later temporary (a merge
+            # The key holds id(target): keep target alive, or a later temporary (a merge
             # result) could get its id and be taken for it.
-            self._keep.append(schema)
-            own_keywords = {k: v for k, v in schema.items() if k != "allOf"}
-            parts = [own_keywords]
+            self._keep.append(target)
+            own_keywords = {k: v for k, v in target.items() if k != "allOf"}
+            parts: list[Any] = [own_keywords]
             for part in all_of:
                 part_schema, part_base = self.normalize(part, base, depth + 1)
                 parts.append(part_schema if part_base == base else absolutize(part_schema, part_base))
             merged = merge_schemas(parts)
-            cached = self._derived[key] = self.normalize(merged, base, depth + 1)
+            cached = self._normalized[key] = self.normalize(merged, base, depth + 1)
             self._keep.append(merged)
         return cached
 
     @staticmethod
     def types_of(schema: Schema, path: str = "#") -> list[str] | None:
         """The declared (or, as fast-json-stringify does, inferred) types; ``None``: untyped."""
-        declared = schema.get("type")
+        declared: _Json = schema.get("type")
         if declared is None:
             for inferred, keywords in _INFERRED_TYPES:
                 if any(keyword in schema for keyword in keywords):
                     return [inferred]
             return None
-        types = declared if isinstance(declared, list) else [declared]
+        types: list[Any] = declared if isinstance(declared, list) else [declared]
         for kind in types:
             if kind not in _JSON_TYPES:
                 raise SchemaCompileError(f"{path}/type: {kind!r} unsupported")
@@ -337,14 +354,15 @@ class SerializerGenerator:
         dict literal with literal keys. Anything else takes the general path, which
         handles missing properties, defaults, ``UNDEFINED``, coercions and extras.
         """
-        properties = schema.get("properties")
-        properties = properties if isinstance(properties, dict) else {}
-        required = [key for key in dict.fromkeys(schema.get("required") or ()) if isinstance(key, str)]
+        declared: _Json = schema.get("properties")
+        properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
+        listed: Iterable[object] = schema.get("required") or ()
+        required = [key for key in dict.fromkeys(listed) if isinstance(key, str)]
         required_set = set(required)
         # fast-json-stringify v5: required properties first, each group in schema order.
         order = sorted(properties, key=lambda key: key not in required_set)
-        patterns = schema.get("patternProperties")
-        patterns = patterns if isinstance(patterns, dict) else {}
+        declared = schema.get("patternProperties")
+        patterns: dict[str, Any] = declared if isinstance(declared, dict) else {}
         additional = schema.get("additionalProperties")
         has_extras = bool(patterns) or (additional is not None and additional is not False)
         only_required = [key for key in required if key not in properties]
@@ -441,7 +459,7 @@ class SerializerGenerator:
         with self.function(name, path):
             with out.line("if type(v) is not list:"):
                 out.line(f"v = _as_list(v, {path!r})")
-            items = schema.get("items")
+            items: _Json = schema.get("items")
             if isinstance(items, list):
                 self.tuple_body(schema, base, path, items)
             else:
@@ -506,7 +524,7 @@ class SerializerGenerator:
 
     #: The validator options of ``if`` checks: a plain validator, which changes nothing.
     IF_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False, "remove_additional": False}
-    _if_engine: Any = None
+    _if_engine: ValidatorEngine | None = None
 
     def if_validator(self, schema: Any, base: str) -> Callable[[Any], bool]:
         """``check(value) -> bool`` for an ``if`` subschema, compiled by the validator engine.
@@ -547,7 +565,7 @@ class SerializerGenerator:
         otherwise = schema.get("else")
         if otherwise is None:
             otherwise = {"additionalProperties": True}
-        shapers = []
+        shapers: list[Shaper] = []
         for keyword, branch in (("then", schema["then"]), ("else", otherwise)):
             branch_schema, branch_base = self.normalize(branch, base)
             if branch_base != base:
@@ -565,11 +583,11 @@ class SerializerGenerator:
         """The ``anyOf``/``oneOf`` branches of ``schema``, each merged with the schema around it."""
         keyword = "anyOf" if isinstance(schema.get("anyOf"), list) else "oneOf"
         key = ("branches", id(schema), base)
-        cached = self._derived.get(key)
+        cached = self._branches.get(key)
         if cached is None:
             self._keep.append(schema)
             outside = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
-            merged_branches = []
+            merged_branches: list[Schema] = []
             for branch in schema[keyword]:
                 branch_schema, branch_base = self.normalize(branch, base)
                 if branch_base != base:
@@ -577,8 +595,8 @@ class SerializerGenerator:
                 merged, _ = self.normalize(merge_schemas([outside, branch_schema]), base)
                 self._keep.append(merged)
                 merged_branches.append(merged)
-            cached = self._derived[key] = (merged_branches, base)
-        return cached[0]
+            cached = self._branches[key] = merged_branches
+        return cached
 
     def generate_any_of(self, schema: Schema, base: str, path: str) -> Shaper:
         """``anyOf``/``oneOf``: the first branch whose cheap check (:meth:`branch_check`) passes.
@@ -597,7 +615,7 @@ class SerializerGenerator:
         """Write the ``anyOf``/``oneOf`` function ``name``."""
         branches = self.branches(schema, base)
         kinds = [self._branch_types(merged, base) for merged in branches]
-        shaped = []
+        shaped: list[tuple[str, str]] = []
         for index, merged in enumerate(branches):
             shaper = self.shaper(merged, base, f"{path}/{keyword}/{index}")
             shaped.append((self.branch_check(merged, base), shaper.expr("v")))
@@ -685,14 +703,15 @@ class SerializerGenerator:
         elif isinstance(schema.get("enum"), list):
             conditions.append(f"v in {self.constant(list(schema['enum']))}")
         if types == ["object"]:
-            for key in dict.fromkeys(schema.get("required") or ()):
+            listed: Iterable[object] = schema.get("required") or ()
+            for key in dict.fromkeys(listed):
                 if isinstance(key, str):
                     conditions.append(f"v.get({key!r}, _U) is not _U")
-            properties = schema.get("properties")
+            properties: _Json = schema.get("properties")
             for key, sub in (properties.items() if isinstance(properties, dict) else ()):
-                sub, _ = self.normalize(sub, base)
-                if isinstance(sub, dict) and "const" in sub:
+                sub, _ = self.normalize(sub, base)  # always a dict
+                if "const" in sub:
                     conditions.append(f"v.get({key!r}, _U) == {self.constant(sub['const'])}")
-                elif isinstance(sub, dict) and isinstance(sub.get("enum"), list):
+                elif isinstance(sub.get("enum"), list):
                     conditions.append(f"v.get({key!r}, _U) in {self.constant(list(sub['enum']))}")
         return " and ".join(conditions) or "True"

@@ -15,14 +15,19 @@ document.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Union
 
 Schema = dict[str, Any]
+#: A JSON value as a schema holds it: ``isinstance`` narrows it to a typed container.
+_Json = Union[Schema, list[Any], str, int, float, bool, None]
 
 
-def _merge_type(first: Any, second: Any) -> Any:
-    as_list = lambda t: list(t) if isinstance(t, list) else [t]  # noqa: E731
-    left, right = as_list(first), as_list(second)
+def _as_list(kind: _Json) -> list[Any]:
+    return list(kind) if isinstance(kind, list) else [kind]
+
+
+def _merge_type(first: _Json, second: _Json) -> Any:
+    left, right = _as_list(first), _as_list(second)
     merged = [t for t in left if t in right]
     # integer is a number: the narrower type survives the intersection.
     if "integer" in left and "number" in right and "integer" not in merged:
@@ -44,6 +49,8 @@ def _merge_maps(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]
 def merge_schemas(parts: list[Any]) -> Schema:
     """One schema equivalent, for serialization, to all of ``parts`` (already ``$ref``-free at top)."""
     merged: Schema = {}
+    part: _Json
+    value: _Json
     for part in parts:
         if part is True or part == {}:
             continue
@@ -72,6 +79,8 @@ def merge_schemas(parts: list[Any]) -> Schema:
                 merged[key] = {"allOf": [merged[key], value]}
             elif key == "nullable":
                 merged["nullable"] = merged["nullable"] is True and value is True
-            elif key == "enum" and isinstance(value, list) and isinstance(merged["enum"], list):
-                merged["enum"] = [item for item in merged["enum"] if item in value]
+            elif key == "enum" and isinstance(value, list):
+                enum: _Json = merged.get("enum")
+                if isinstance(enum, list):
+                    merged["enum"] = [item for item in enum if item in value]
     return merged

@@ -31,16 +31,23 @@ import numbers
 import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any, Callable, Union
 
 import orjson
 
 from ..errors import SerializationError
 from ..undefined import UNDEFINED
 
+# Type checking: these helpers take values of any type. ``isinstance`` narrows such a
+# value to a generic class whose type arguments it cannot know (``Mapping[?, ?]``),
+# which pyright's strict mode reports; a ``cast`` would add a call on the per-request
+# path, so those lines carry ``# pyright: ignore[...]``, marked "type arguments unknown".
+
 INF = math.inf
 NINF = -math.inf
 DATETIME_TYPES = (_dt.datetime, _dt.date, _dt.time)
+#: A shaped value: exact JSON types only.
+_Shaped = Union[dict[str, Any], list[Any], str, int, float, bool, None]
 
 __all__ = ["SerializationError", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
            "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "required_error",
@@ -53,6 +60,8 @@ def required_error(quoted_name: str) -> SerializationError:
 
 
 def mismatch_error(path: str) -> SerializationError:
+    """``The value of '<path>' does not match schema definition.``: a value the schema at
+    ``path`` cannot shape (not a mapping for an object, not a sequence for an array...)."""
     return SerializationError(f"The value of '{path}' does not match schema definition.")
 
 
@@ -106,11 +115,11 @@ def to_str(value: Any) -> str:
         return to_str(value.value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:
-            return bytes(value).decode("utf-8")
+            return bytes(value).decode("utf-8")  # pyright: ignore[reportUnknownArgumentType]  # type arguments unknown
         except UnicodeDecodeError:
             raise SerializationError("The value cannot be converted to a string: it is not UTF-8.") from None
     if isinstance(value, re.Pattern):
-        return value.pattern if isinstance(value.pattern, str) else to_str(value.pattern)
+        return value.pattern if isinstance(value.pattern, str) else to_str(value.pattern)  # pyright: ignore[reportUnknownMemberType]  # type arguments unknown
     return str(value)
 
 
@@ -126,7 +135,7 @@ def to_int(value: Any) -> int:
             return int(number)
     elif isinstance(value, (float, Decimal)) or _is_real(value):
         try:
-            return math.trunc(value)
+            return math.trunc(value)  # type: ignore[no-any-return]  # a numbers.Real's __trunc__: typed Any
         except (ValueError, OverflowError, TypeError):
             pass
     raise SerializationError(f'The value "{_describe(value)}" cannot be converted to an integer.')
@@ -179,14 +188,38 @@ def key_str(key: Any) -> str:
 
 
 def as_mapping(value: Any, path: str) -> Mapping[Any, Any]:
-    """The mapping an ``object`` schema reads: a Mapping, a dataclass or a named tuple."""
+    """The mapping an ``object`` schema reads: a Mapping, a dataclass, a msgspec ``Struct``,
+    a pydantic model or a named tuple (their fields, read as attributes: nested instances
+    are shaped by their own schemas)."""
     if isinstance(value, Mapping):
-        return value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: getattr(value, field.name) for field in dataclasses.fields(value)}
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return value._asdict()
+        return value  # pyright: ignore[reportUnknownVariableType]  # type arguments unknown
+    names = _FIELD_NAMES.get(type(value)) or _field_names(type(value))
+    if names is not None:
+        return {name: getattr(value, name) for name in names}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):  # pyright: ignore[reportUnknownArgumentType]
+        # A named tuple, duck-typed (a tuple with ``_asdict``): the checkers cannot see the
+        # method (this "type: ignore" covers pyright's errors on the line too).
+        return value._asdict()  # type: ignore[no-any-return]
     raise mismatch_error(path)
+
+
+#: Field names by class (classes are application code: the table holds one entry per
+#: model class ever answered).
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass, msgspec ``Struct`` or pydantic model class, else ``None``."""
+    names: tuple[str, ...] | None = None
+    if dataclasses.is_dataclass(kind):
+        names = tuple(field.name for field in dataclasses.fields(kind))
+    elif isinstance(getattr(kind, "__struct_fields__", None), tuple):  # msgspec
+        names = tuple(getattr(kind, "__struct_fields__"))
+    elif isinstance(getattr(kind, "model_fields", None), dict):  # pydantic 2
+        names = tuple(getattr(kind, "model_fields"))
+    if names is not None:
+        _FIELD_NAMES[kind] = names
+    return names
 
 
 def as_list(value: Any, path: str) -> list[Any]:
@@ -195,7 +228,7 @@ def as_list(value: Any, path: str) -> list[Any]:
         return []
     if isinstance(value, (list, tuple, set, frozenset)) or (
             isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Mapping))):
-        return list(value)
+        return list(value)  # pyright: ignore[reportUnknownArgumentType]  # type arguments unknown
     raise mismatch_error(path)
 
 
@@ -205,16 +238,16 @@ def plain(value: Any) -> Any:
     Lists hold ``UNDEFINED`` as ``None`` (``JSON.stringify`` writes ``null`` there);
     non-finite floats become ``None``; dates and times become ISO strings.
     """
-    kind = type(value)
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]  # type arguments unknown
     if kind is str or kind is int or kind is bool or value is None:
         return value
     if kind is float:
         return value if NINF < value < INF else None
     if kind is dict or isinstance(value, Mapping):
-        return {key if type(key) is str else key_str(key): plain(item)
-                for key, item in value.items() if item is not UNDEFINED}
+        return {key if type(key) is str else key_str(key): plain(item)  # pyright: ignore[reportUnknownArgumentType]
+                for key, item in value.items() if item is not UNDEFINED}  # pyright: ignore[reportUnknownVariableType]
     if kind is list or isinstance(value, (tuple, set, frozenset)):
-        return [None if item is UNDEFINED else plain(item) for item in value]
+        return [None if item is UNDEFINED else plain(item) for item in value]  # pyright: ignore[reportUnknownVariableType]
     if value is UNDEFINED:
         return None
     if isinstance(value, enum.Enum):
@@ -231,8 +264,8 @@ def plain(value: Any) -> Any:
         return to_num(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return to_str(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return plain(as_mapping(value, "#"))
+    if not isinstance(value, type) and (_FIELD_NAMES.get(type(value)) or _field_names(type(value))):
+        return plain(as_mapping(value, "#"))  # a dataclass, msgspec Struct or pydantic model
     raise SerializationError(f"The value of type {type(value).__name__} is not JSON serializable.")
 
 
@@ -309,7 +342,7 @@ _json_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_n
 orjson_dumps: Callable[[Any], bytes] = orjson.dumps
 
 
-def encode_fallback(shaped: Any) -> bytes:
+def encode_fallback(shaped: _Shaped) -> bytes:
     """The stdlib's encoding of a shaped tree, for what orjson refused."""
     try:
         return _json_dumps(shaped).encode()
@@ -317,7 +350,7 @@ def encode_fallback(shaped: Any) -> bytes:
         return _json_dumps(_finite(shaped)).encode()
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: _Shaped) -> _Shaped:
     if type(value) is float:
         return value if NINF < value < INF else None
     if type(value) is dict:
