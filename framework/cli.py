@@ -142,7 +142,7 @@ def _typegen(args: argparse.Namespace) -> int:
 
 
 def add_commands(subcommands: Any) -> None:
-    """Add ``run``, ``routes``, ``plugins``, ``openapi`` and ``explain`` to an ``argparse`` sub-parser set."""
+    """Add ``run``, ``routes``, ``plugins``, ``openapi``, ``explain`` and ``typegen`` to an ``argparse`` sub-parser set."""
     run_parser = subcommands.add_parser("run", help="serve an application on gunicorn or granian")
     run_parser.add_argument("app", help="module:app")
     run_parser.add_argument("--server", choices=SERVERS, default="gunicorn")
