@@ -31,13 +31,6 @@ extensions = ["sphinx.ext.autodoc"]
 root_doc = "index"
 exclude_patterns = ["_build"]
 
-# PENDING PAGES (to enable after merging the typing branches): framework.typeschema and
-# framework.typegen are being written on other branches. Their pages are ready but kept out
-# of the build until the modules exist here. To enable them: empty this list and move the
-# two commented entries of index.rst into its first toctree. tests/test_api_docs.py fails
-# while either module is importable but has no page in the build.
-PENDING_PAGES = ["framework.typegen.rst"]
-exclude_patterns += PENDING_PAGES
 
 # Every page says ``:members:`` itself; base classes are shown (the error hierarchy).
 autodoc_default_options = {

@@ -1,4 +1,4 @@
-"""The command line: ``python -m framework run|routes|plugins|openapi|explain``.
+"""The command line: ``python -m framework run|routes|plugins|openapi|explain|typegen``.
 
 ``run module:app`` serves an application on gunicorn (the default) or granian::
 
@@ -23,6 +23,10 @@ gunicorn's ``--reload`` or granian's (``pip install 'granian[reload]'``).
 hooks in run order with the plugin that added each, validators, serializers, error
 handlers and the not-found handler. ``-H "Name: value"`` (repeatable) adds a request
 header; ``--json`` prints the dict as JSON instead.
+
+``typegen SOURCE...`` prints a module of ``TypedDict`` classes made from JSON Schemas: files,
+directories of ``*.json`` files, or the shared schemas of ``module:app`` (see
+``framework.typegen``). ``--output FILE``.
 
 ``module:app`` names a module and an attribute (``app`` when omitted); an attribute that
 is not an application but a callable (a factory) is called without arguments.
@@ -132,8 +136,13 @@ def _explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def _typegen(args: argparse.Namespace) -> int:
+    from .typegen import command
+    return command(args.sources, args.output, load_app)
+
+
 def add_commands(subcommands: Any) -> None:
-    """Add ``run``, ``routes``, ``plugins``, ``openapi`` and ``explain`` to an ``argparse`` sub-parser set."""
+    """Add ``run``, ``routes``, ``plugins``, ``openapi``, ``explain`` and ``typegen`` to an ``argparse`` sub-parser set."""
     run_parser = subcommands.add_parser("run", help="serve an application on gunicorn or granian")
     run_parser.add_argument("app", help="module:app")
     run_parser.add_argument("--server", choices=SERVERS, default="gunicorn")
@@ -162,6 +171,11 @@ def add_commands(subcommands: Any) -> None:
     explain_parser.add_argument("--header", "-H", action="append", help="a request header, 'Name: value'")
     explain_parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
     explain_parser.set_defaults(command_function=_explain)
+    typegen_parser = subcommands.add_parser("typegen", help="print TypedDicts made from JSON Schemas")
+    typegen_parser.add_argument("sources", nargs="+", metavar="SOURCE",
+                                help="a JSON file, a directory of *.json files, or module:app (its shared schemas)")
+    typegen_parser.add_argument("--output", "-o", help="write to this file instead of stdout")
+    typegen_parser.set_defaults(command_function=_typegen)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -519,6 +519,12 @@ class SchemaCompileError(ValueError):
     ``type``, an invalid ``pattern``, a ``$ref`` loop the serializer cannot shape."""
 
 
+class TypegenError(ValueError):
+    """``framework.typegen`` cannot turn these schemas or sources into types: a schema that
+    is not a JSON object, one ``$id`` twice, a ``$ref`` that names nothing, a missing or
+    invalid file (the message says which)."""
+
+
 class SerializationError(FrameworkError):
     """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
 

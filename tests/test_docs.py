@@ -29,3 +29,15 @@ def test_readme_shows_the_example_commands_and_outputs_the_server_test_checks():
         shown = "$ " + example["curl"] + "\n" + "".join(
             "    " + line + "\n" if line else "\n" for line in example["output"].rstrip("\n").split("\n"))
         assert "    " + shown in readme, example["curl"]
+
+
+def test_readme_is_valid_restructuredtext():
+    """README.rst is also the package's long description: docutils must read it cleanly."""
+    import io
+
+    import docutils.core
+
+    warnings = io.StringIO()
+    docutils.core.publish_doctree((ROOT / "README.rst").read_text(),
+                                  settings_overrides={"warning_stream": warnings, "report_level": 2})
+    assert warnings.getvalue() == ""
