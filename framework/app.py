@@ -14,7 +14,7 @@ import os
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, NoReturn, Sequence, Union
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, Mapping, NoReturn, Sequence, Union
 from urllib.parse import unquote
 
 from typing_extensions import Self
@@ -278,8 +278,8 @@ class Framework(Context):
             for hook in context.own_hooks("on_listen"):
                 hook()
 
-    def inject(self, method: str = "GET", url: str = "/", headers: dict[str, str] | None = None,
-               query: dict[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
+    def inject(self, method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
+               query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
                **environ_overrides: Any) -> "InjectResponse":
         """Run one request through the WSGI callable without a socket (see ``framework.testing``)."""
         from .testing import inject

@@ -18,7 +18,7 @@ import logging
 import re
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypedDict, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypedDict, TypeVar, cast, overload
 
 from typing_extensions import Self
 
@@ -221,8 +221,8 @@ class Context:
         """Run every ``on_close`` hook (see ``Framework.close``)."""
         self._state.app.close()
 
-    def inject(self, method: str = "GET", url: str = "/", headers: dict[str, str] | None = None,
-               query: dict[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
+    def inject(self, method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
+               query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
                **environ_overrides: Any) -> "InjectResponse":
         """Run one request through the application without a socket (see ``framework.testing``)."""
         return self._state.app.inject(method, url, headers, query, json, body, **environ_overrides)
