@@ -68,6 +68,7 @@ class Decorators:
         if name in self.own[kind]:
             raise DecoratorAlreadyPresentError(name)
         if kind != "instance" and isinstance(value, _MUTABLE):
+            # (isinstance() narrows Any to MutableMapping[Unknown, Unknown]...: only the type's name is read.)
             raise DecoratorReferenceTypeError(name, type(value).__name__)  # pyright: ignore[reportUnknownArgumentType]
         for dependency in dependencies or ():
             if not self.has(kind, dependency):
@@ -88,7 +89,7 @@ class Decorators:
             decorators = decorators.parent
         return False
 
-    def instance_value(self, instance: Any, name: str) -> Any:
+    def instance_value(self, instance: object, name: str) -> Any:
         """``instance.name`` for an instance decorator visible here; ``AttributeError`` otherwise."""
         decorators: Decorators | None = self
         while decorators is not None:
@@ -99,9 +100,9 @@ class Decorators:
         raise AttributeError(f"'{type(instance).__name__}' object has no attribute or decorator '{name}'")
 
 
-def _bind(value: Any, instance: Any) -> Any:
+def _bind(value: Any, instance: object) -> Any:
     if isinstance(value, property):
-        return value.__get__(instance, type(instance))  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+        return value.__get__(instance, type(instance))
     if isinstance(value, types.FunctionType):  # as a function stored on a class would bind
         return types.MethodType(value, instance)
     return value

@@ -115,7 +115,7 @@ def synchronous(fn: Callable[..., Any], check_results: bool = True) -> Callable[
         return fn
 
     run.__name__ = getattr(fn, "__name__", "hook")
-    run.__wrapped__ = fn  # type: ignore[attr-defined]
+    run.__wrapped__ = fn  # type: ignore[attr-defined]  # a function attribute, as functools.wraps sets it
     return run
 
 

@@ -198,6 +198,7 @@ def is_content_map(schema: object) -> TypeGuard[dict[str, Any]]:
 def _as_validation_error(error: Exception, part: str,
                          errors: list[dict[str, Any]] | None = None) -> Exception:
     """Give any error a validation failure raised the attributes Fastify gives it."""
+    # (Attributes set on whatever exception it is, by design: hence the attr-defined ignores.)
     if not isinstance(getattr(error, "status_code", None), int):
         error.status_code = 400  # type: ignore[attr-defined]
     if not getattr(error, "code", None):

@@ -263,13 +263,14 @@ def _name_plugin(error: BaseException, name: str) -> None:
     if getattr(error, "plugin", None) is not None:
         return
     try:
-        error.plugin = name  # type: ignore[attr-defined]
+        error.plugin = name  # type: ignore[attr-defined]  # an attribute of our own on any error
     except AttributeError:
         return
     note = f"while loading plugin '{name}'"
     if sys.version_info >= (3, 11):
         error.add_note(note)
     else:
+        # (Python 3.10 declares no __notes__; 3.11's add_note() sets the same list.)
         error.__notes__ = [*getattr(error, "__notes__", []), note]  # type: ignore[attr-defined]
 
 
