@@ -48,7 +48,8 @@ def default(value: Any) -> Any:
         return orjson.Fragment(str(value))  # str() of a finite Decimal is a JSON number
     if value is not UNDEFINED and hasattr(value, "isoformat"):
         return value.isoformat()
-    if isinstance(getattr(type(value), "__struct_fields__", None), tuple):  # a msgspec Struct
+    kind: type = type(value)  # pyright: ignore[reportUnknownVariableType]  # type() of Any
+    if isinstance(getattr(kind, "__struct_fields__", None), tuple):  # a msgspec Struct
         import msgspec
         return msgspec.to_builtins(value)
     model_dump = getattr(value, "model_dump", None)

@@ -41,7 +41,7 @@ def send_file(reply: "Reply", path: "str | os.PathLike[str]", *, download_name: 
             continue
         if isinstance(value, list):
             # A multi-valued header (reply.header with a list): its values, Any as the reply holds them.
-            response.headers.setlist(name, value)  # pyright: ignore[reportUnknownArgumentType]
+            response.headers.setlist(name, value)
         else:
             response.headers[name] = value
     return reply.send(response)

@@ -193,7 +193,8 @@ def as_mapping(value: Any, path: str) -> Mapping[Any, Any]:
     are shaped by their own schemas)."""
     if isinstance(value, Mapping):
         return value  # pyright: ignore[reportUnknownVariableType]  # type arguments unknown
-    names = _FIELD_NAMES.get(type(value)) or _field_names(type(value))
+    kind: type = type(value)  # pyright: ignore[reportUnknownVariableType]  # type() of Any
+    names = _FIELD_NAMES.get(kind) or _field_names(kind)
     if names is not None:
         return {name: getattr(value, name) for name in names}
     if isinstance(value, tuple) and hasattr(value, "_asdict"):  # pyright: ignore[reportUnknownArgumentType]
@@ -211,12 +212,14 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 def _field_names(kind: type) -> tuple[str, ...] | None:
     """The fields of a dataclass, msgspec ``Struct`` or pydantic model class, else ``None``."""
     names: tuple[str, ...] | None = None
+    struct_fields: object = getattr(kind, "__struct_fields__", None)  # msgspec
+    model_fields: object = getattr(kind, "model_fields", None)  # pydantic 2
     if dataclasses.is_dataclass(kind):
         names = tuple(field.name for field in dataclasses.fields(kind))
-    elif isinstance(getattr(kind, "__struct_fields__", None), tuple):  # msgspec
-        names = tuple(getattr(kind, "__struct_fields__"))
-    elif isinstance(getattr(kind, "model_fields", None), dict):  # pydantic 2
-        names = tuple(getattr(kind, "model_fields"))
+    elif isinstance(struct_fields, tuple):
+        names = tuple(str(name) for name in struct_fields)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    elif isinstance(model_fields, dict):
+        names = tuple(str(name) for name in model_fields)  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
     if names is not None:
         _FIELD_NAMES[kind] = names
     return names
@@ -264,7 +267,8 @@ def plain(value: Any) -> Any:
         return to_num(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return to_str(value)
-    if not isinstance(value, type) and (_FIELD_NAMES.get(type(value)) or _field_names(type(value))):
+    model: type = type(value)  # pyright: ignore[reportUnknownVariableType]  # type() of Any
+    if not isinstance(value, type) and (_FIELD_NAMES.get(model) or _field_names(model)):
         return plain(as_mapping(value, "#"))  # a dataclass, msgspec Struct or pydantic model
     raise SerializationError(f"The value of type {type(value).__name__} is not JSON serializable.")
 
