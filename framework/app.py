@@ -295,9 +295,16 @@ class Framework(Context):
 
     # Trees.
     def print_routes(self) -> str:
-        """The route tree as text (find-my-way's style)."""
+        """The route tree as text (find-my-way's style). Under a path, a ``•`` line names
+        the Python types a route's schemas came from (``framework.typeschema``)."""
         from .trees import render_routes
-        return render_routes(self._state.router)
+        from .typeschema import describe_types
+        notes = {(route.method, route.url): describe_types(route.options["types"])
+                 for route in self._state.routes if route.options.get("types")}
+        for method, url in list(notes):  # a GET route's HEAD route says the same
+            if method == "HEAD" and notes.get(("GET", url)) == notes[method, url]:
+                del notes[method, url]
+        return render_routes(self._state.router, notes)
 
     def print_plugins(self) -> str:
         """The plugin tree with load times, as avvio prints it."""

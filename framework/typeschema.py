@@ -61,7 +61,8 @@ from .errors import TypeSchemaError
 if TYPE_CHECKING:
     import msgspec
 
-__all__ = ["schema_of", "builder_of", "is_python_type", "Keywords", "TypeSchemaError"]
+__all__ = ["schema_of", "builder_of", "is_python_type", "type_name", "describe_types", "Keywords",
+           "TypeSchemaError"]
 
 Schema = dict[str, Any]
 Build = Callable[[Any], Any]
@@ -148,6 +149,28 @@ def builder_of(tp: Any) -> Build | None:
     """What turns a validated JSON value into a value of ``tp``, or ``None`` when the
     JSON value already is one (JSON types, a ``TypedDict`` of them, lists of them...)."""
     return _builder(tp, set())
+
+
+def type_name(tp: Any) -> str:
+    """``tp`` as written in code, without module paths: ``list[ItemOut]``, ``ItemIn``."""
+    if isinstance(tp, type) and not typing_extensions.get_args(tp):
+        return tp.__qualname__
+    # Module paths go, outside string literals (Literal["a.b"] keeps its value).
+    pieces = re.split(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""", repr(tp))
+    return "".join(piece if index % 2 else _MODULE_PATH.sub("", piece) for index, piece in enumerate(pieces))
+
+
+_MODULE_PATH = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
+
+
+def describe_types(types: Mapping[str, tuple[Any, str]]) -> str:
+    """A route's ``options["types"]`` in one line, grouped by where each type was given:
+    ``body ItemIn, 200 ItemOut (annotations); 201 ItemOut (schema)``."""
+    groups: dict[str, list[str]] = {}
+    for part, (tp, origin) in types.items():
+        groups.setdefault(origin, []).append(f"{part.removeprefix('response.')} {type_name(tp)}")
+    labels = {"annotation": "annotations", "schema": "schema"}
+    return "; ".join(f"{', '.join(items)} ({labels.get(origin, origin)})" for origin, items in groups.items())
 
 
 # --- Reading types -----------------------------------------------------------------------

@@ -513,3 +513,23 @@ def test_typed_routes_document_as_valid_openapi() -> None:
     parameters = document["paths"]["/tree"]["post"]["parameters"]
     assert {(p["name"], p["in"]) for p in parameters} == {("limit", "query"), ("sort", "query"), ("flag", "query")}
     assert set(document["paths"]["/stamps"]["post"]["responses"]) >= {"200", "400"}
+
+
+def test_print_routes_names_the_types_each_route_took() -> None:
+    app = Framework()
+
+    def create(request: Request[ItemIn], reply: Reply) -> PublicOut:
+        return {"id": 1, "name": "a"}
+
+    def listing(request: Request[None, Page], reply: Reply) -> list[PublicOut]:
+        return []
+
+    app.post("/items", {"schema": {"response": {201: Out}}}, create)
+    app.get("/items", listing)
+    app.get("/plain", _echo)
+    app.ready()
+    assert app.print_routes() == (
+        "├── /items (POST, GET, HEAD)\n"
+        "│   • POST 201 Out (schema); body ItemIn, 200 PublicOut (annotations)\n"
+        "│   • GET querystring Page, 200 list[PublicOut] (annotations)\n"
+        "└── /plain (GET, HEAD)\n")
