@@ -405,7 +405,8 @@ class Context:
         self._schema_error_formatter = fn
         return self
 
-    def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str], parser: Parser, *,
+    def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str],
+                                parser: Parser | Callable[[Any, Any], Any], *,
                                 stream: bool = False, body_limit: int | None = None) -> Self:
         """``parser(request, body: bytes)`` returns the parsed body for ``content_type``
         (a string, a list of strings, a compiled regex, or ``"*"`` for any). With

@@ -169,9 +169,7 @@ def _multipart(instance: Context, opts: Mapping[str, Any]) -> None:
         return body
 
     parse.needs_content_schema = True  # type: ignore[attr-defined]  # read by the framework with getattr
-    # (its parser type describes bytes parsers only, not a stream=True parser's stream)
-    instance.add_content_type_parser("multipart/form-data", parse,  # type: ignore[arg-type]
-                                     stream=True, body_limit=body_limit)
+    instance.add_content_type_parser("multipart/form-data", parse, stream=True, body_limit=body_limit)
     if not instance.has_request_decorator("files"):
         instance.decorate_request("files", _EmptyFiles())
 
