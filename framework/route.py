@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from typing_extensions import TypeGuard
 
@@ -350,7 +350,8 @@ def request_type_arguments(annotation: Any) -> tuple[Any, ...]:
         for base in cls.__dict__.get("__orig_bases__", ()):
             origin = get_origin(base)
             if _is_request_class(origin):
-                arguments = _bind(origin, tuple(arguments.get(arg, arg) for arg in get_args(base)))
+                arguments = _bind(origin, tuple(arguments.get(arg, arg) if isinstance(arg, TypeVar) else arg
+                                                for arg in get_args(base)))
                 cls = origin
                 break
         else:
