@@ -23,7 +23,7 @@ from typing_extensions import Doc, NotRequired, Required
 from framework import Framework, Reply, Request
 from framework.errors import TypeSchemaError
 from framework.request import BodyT, HeadersT, ParamsT, QueryT
-from framework.typeschema import builder_of, schema_of
+from framework.typeschema import Keywords, builder_of, schema_of
 
 
 class Color(enum.Enum):
@@ -120,6 +120,9 @@ FORMS: list[tuple[Any, dict[str, Any]]] = [
     (Annotated[list[int], at.MinLen(1)], {"type": "array", "items": {"type": "integer"}, "minItems": 1}),
     (Annotated[str, re.compile(r"^[a-z]+$")], {"type": "string", "pattern": "^[a-z]+$"}),
     (Annotated[str, {"format": "email"}], {"type": "string", "format": "email"}),
+    (Optional[Annotated[str, Keywords(format="email")]],
+     {"anyOf": [{"type": "string", "format": "email"}, {"type": "null"}]}),
+    (Annotated[Item, Keywords({"additionalProperties": False})], {**schema_of(Item), "additionalProperties": False}),
     (Annotated[str, Doc("the name")], {"type": "string", "description": "the name"}),
     (Annotated[str, "someone else's metadata"], {"type": "string"}),
     (Item, {"type": "object", "description": "An item.", "properties": {
