@@ -259,10 +259,24 @@ def apply_types(options: dict[str, Any]) -> None:
         except TypeSchemaError as error:
             raise TypeSchemaError(f"Route {options['method']}:{options['url']}, {where}: {error}") from None
 
+    def convert_content(value: Any, where: str) -> Any:
+        """A content map's entries (``{"content": {media type: {"schema": T}}}``) converted."""
+        content: object = value.get("content") if _is_options(value) else None
+        if not _is_options(content):
+            return value
+        converted: dict[str, Any] = {}
+        for media_type, entry in content.items():
+            if _is_options(entry) and is_python_type(entry.get("schema")):
+                entry = {**entry, "schema": convert(entry["schema"], f"{where}.content[{media_type!r}]")}
+            converted[media_type] = entry
+        return {**value, "content": converted}
+
     for key, part in _INPUT_KEYS.items():
         if key in schema and is_python_type(schema[key]):
             types[part] = (schema[key], "schema")
             schema[key] = convert(schema[key], f"schema.{key}")
+    if "body" in schema:
+        schema["body"] = convert_content(schema["body"], "schema.body")
     response: dict[int | str, Any] | None = schema.get("response")
     if isinstance(response, dict):
         response = schema["response"] = dict(response)
@@ -270,6 +284,8 @@ def apply_types(options: dict[str, Any]) -> None:
             if is_python_type(value):
                 types[f"response.{status}"] = (value, "schema")
                 response[status] = convert(value, f"schema.response.{status}")
+            else:
+                response[status] = convert_content(value, f"schema.response.{status}")
 
     request_types, return_type = handler_types(options.get("handler"))
     given = {_INPUT_KEYS[key] for key in schema if key in _INPUT_KEYS}
@@ -288,8 +304,9 @@ def apply_types(options: dict[str, Any]) -> None:
                 schema["response"] = {**responses, 200: derived}
                 types["response.200"] = (return_type, "annotation")
     if types:
-        options["schema"] = schema
         options["types"] = types
+    if types or (declared is not None and schema != declared):
+        options["schema"] = schema
 
 
 #: Return types that say nothing of the JSON's shape add no response schema (which would

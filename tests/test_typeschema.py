@@ -536,3 +536,15 @@ def test_print_routes_names_the_types_each_route_took() -> None:
         "│   • POST 201 Out (schema); body ItemIn, 200 PublicOut (annotations)\n"
         "│   • GET querystring Page, 200 list[PublicOut] (annotations)\n"
         "└── /plain (GET, HEAD)\n")
+
+
+def test_types_in_content_maps() -> None:
+    app = Framework()
+    app.post("/", {"schema": {"body": {"content": {"application/json": {"schema": ItemIn}}},
+                              "response": {200: {"description": "ok",
+                                                 "content": {"application/json": {"schema": PublicOut}}}}}},
+             lambda request, reply: {"id": 1, "name": request.body["name"], "secret": "x"})
+    schema = app.routes()[0].schema
+    assert schema["body"]["content"]["application/json"]["schema"] == ITEM_IN
+    assert _answer(app, "POST", "/", json={"name": "a", "size": "S"}) == (200, {"id": 1, "name": "a"})
+    assert _answer(app, "POST", "/", json={"name": "a", "size": "X"})[0] == 400
