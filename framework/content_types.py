@@ -95,6 +95,15 @@ def parse_media_type(header: str) -> MediaType | None:
     return parsed
 
 
+def declared_essence(media_type: str) -> str:
+    """The essence of a media type a schema's ``content`` map declares (``application/json``);
+    a ``ValueError`` when it is not one (the map is application code: refused at ``ready()``)."""
+    parsed = parse_media_type(media_type) if isinstance(media_type, str) else None
+    if parsed is None:
+        raise ValueError(f"{media_type!r} in a content map is not a media type (type/subtype)")
+    return parsed.essence
+
+
 def parse_json(request: "Request", body: bytes) -> Any:
     if not body:
         raise EmptyJsonBodyError()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from typing_extensions import TypeGuard
 
-from .content_types import parse_media_type
+from .content_types import declared_essence, parse_media_type
 from .errors import (InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure, ValidationError,
                      format_errors)
 from .schemas import normalize_input_schema
@@ -161,10 +161,14 @@ def compile_input_validation(route: "Route", compile_default: Callable[..., Vali
                 raise SchemaValidationBuildError(route.method, f"{route.url}, schema.{part}", error) from error
 
         if part == "body" and is_content_map(part_schema):
-            parts.append(PartValidator(part, attribute, None, {
-                # A content map's keys are media types: one that does not parse fails here, at ready().
-                parse_media_type(media_type).essence: build(entry["schema"])  # type: ignore[union-attr]
-                for media_type, entry in part_schema["content"].items()}))
+            by_media_type: dict[str, Validate] = {}
+            for media_type, entry in part_schema["content"].items():
+                try:
+                    essence = declared_essence(media_type)
+                except ValueError as error:
+                    raise SchemaValidationBuildError(route.method, f"{route.url}, schema.body", error) from None
+                by_media_type[essence] = build(entry["schema"])
+            parts.append(PartValidator(part, attribute, None, by_media_type))
         else:
             parts.append(PartValidator(part, attribute, build(part_schema)))
     if not parts:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Union
 from orjson import dumps as _orjson_dumps
 
 from . import encoding
-from .content_types import parse_media_type
+from .content_types import declared_essence, parse_media_type
 from .error_handling import ErrorPayload
 from .errors import ResponseSchemaKeyError, SchemaSerializationBuildError
 from .inputs import is_content_map
@@ -117,6 +117,13 @@ def compile_response_serializers(route: "Route", compile_default: Callable[..., 
             where = f"{route.url}, schema.response[{status!r}]" + (f" content {content_type!r}" if content_type else "")
             raise SchemaSerializationBuildError(route.method, where, error) from error
 
+    def essence(media_type: str, status: str) -> str:
+        try:
+            return declared_essence(media_type)
+        except ValueError as error:
+            raise SchemaSerializationBuildError(route.method, f"{route.url}, schema.response[{status!r}]",
+                                                error) from None
+
     responses: dict[str | int, Any] = route.schema.get("response") or {}
     for key, entry in responses.items():
         status = str(key).lower()
@@ -124,8 +131,7 @@ def compile_response_serializers(route: "Route", compile_default: Callable[..., 
             raise ResponseSchemaKeyError(key)
         if is_content_map(entry):
             content: dict[str, Any] = entry["content"]
-            # An unparsable media type key is None here: an AttributeError at ready(), unchecked so far.
-            compiled: Entry = {parse_media_type(media_type).essence: build(item["schema"], status, media_type)  # type: ignore[union-attr]
+            compiled: Entry = {essence(media_type, status): build(item["schema"], status, media_type)
                                for media_type, item in content.items()}
         else:
             compiled = build(entry, status, None)

@@ -529,3 +529,14 @@ def test_example_app_refuses_a_text_body_for_items():
     assert response.json()["code"] == "FST_ERR_CTP_INVALID_MEDIA_TYPE"
     created = app.inject("POST", "/items", json={"name": "pen", "price": 1})
     assert created.status_code in (200, 201)
+
+
+@pytest.mark.parametrize("part", ["body", "response"])
+def test_a_content_map_key_that_is_not_a_media_type_fails_ready_naming_the_route(part):
+    app = Framework()
+    content = {"content": {"not a media type": {"schema": {"type": "object"}}}}
+    schema = {"body": content} if part == "body" else {"response": {200: content}}
+    app.post("/x", {"schema": schema}, lambda request, reply: {})
+    expected = SchemaValidationBuildError if part == "body" else SchemaSerializationBuildError
+    with pytest.raises(expected, match=r"/x.*'not a media type' in a content map is not a media type"):
+        app.ready()
