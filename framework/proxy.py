@@ -125,8 +125,7 @@ class ProxyTrust:
         ips: list[str]
         if ip != direct.ip:  # ProxyFix took X-Forwarded-For's value ``hops`` from the right
             values = parse_list_header(environ["HTTP_X_FORWARDED_FOR"])
-            # direct.ip is None only for an environ without REMOTE_ADDR, which servers always set.
-            ips = [direct.ip, *reversed(values[-hops:])]  # type: ignore[list-item]
+            ips = [*direct.ips, *reversed(values[-hops:])]  # (no peer address: none listed)
         else:
             ips = direct.ips
         return Forwarded(ip, ips, seen.get("HTTP_HOST") or seen.get("SERVER_NAME", ""),
