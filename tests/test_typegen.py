@@ -48,7 +48,7 @@ def generate(*schemas: dict[str, Any]) -> types.ModuleType:
 
 
 def hints(cls: Any) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    return typing_extensions.get_type_hints(cls)
 
 
 # --------------------------------------------------------------------------- objects
@@ -59,7 +59,7 @@ def test_object_with_properties_is_a_class_with_required_and_optional_keys():
                                       "price": {"type": "number"}, "sold": {"type": "boolean"}}}])
     assert "class Item(TypedDict):\n    id: int\n    name: str\n    price: NotRequired[float]\n" in source
     item = load(source).Item
-    assert typing.is_typeddict(item)
+    assert typing_extensions.is_typeddict(item)
     assert item.__required_keys__ == {"id", "name"}
     assert item.__optional_keys__ == {"price", "sold"}
     assert hints(item) == {"id": int, "name": str, "price": float, "sold": bool}
@@ -294,7 +294,7 @@ def test_schemas_derived_from_python_types_come_back_as_those_types():
     assert hints(module.RoundTripUserAddress) == {"city": str, "zip": str | None}
     assert module.RoundTripUserAddress.__required_keys__ == {"city"} and module.RoundTripUserAddress.__doc__ == "Where."
     assert [name for name in vars(module) if not name.startswith("_") and isinstance(vars(module)[name], type)
-            and typing.is_typeddict(vars(module)[name])] == ["RoundTripUserAddress", "RoundTripUser"]
+            and typing_extensions.is_typeddict(vars(module)[name])] == ["RoundTripUserAddress", "RoundTripUser"]
 
 
 def test_unresolvable_refs_duplicate_ids_and_non_objects_are_errors():
