@@ -19,7 +19,6 @@ import pathlib
 import subprocess
 import sys
 import types
-import typing
 from typing import Any, Literal
 
 import pytest
