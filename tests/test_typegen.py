@@ -19,6 +19,7 @@ import pathlib
 import subprocess
 import sys
 import types
+import typing
 from typing import Any, Literal
 
 import pytest
