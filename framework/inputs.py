@@ -16,7 +16,7 @@ from typing_extensions import TypeGuard
 
 from .content_types import declared_essence, parse_media_type
 from .errors import (InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure, ValidationError,
-                     format_errors)
+                     TypeSchemaError, format_errors)
 from .schemas import normalize_input_schema
 from .validation import Invalid
 
@@ -284,7 +284,10 @@ def compile_input_building(route: "Route") -> InputBuilding | None:
     builds: list[tuple[str, Callable[[Any], Any]]] = []
     for part, attribute in INPUT_PARTS:
         if part in types and not (part == "body" and route.method not in BODY_SCHEMA_METHODS):
-            build = builder_of(types[part][0])
+            try:
+                build = builder_of(types[part][0])
+            except TypeSchemaError as error:
+                raise TypeSchemaError(f"Route {route.method}:{route.url}, {part}: {error}") from None
             if build is not None:
                 builds.append((attribute, build))
     return InputBuilding(tuple(builds)) if builds else None

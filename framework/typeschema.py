@@ -631,8 +631,9 @@ def _object_builder(tp: Any, builders: dict[str, Build]) -> Build | None:
 
 
 def _union_builder(args: tuple[Any, ...], building: set[Any]) -> Build | None:
-    """A union's builder: ``None`` stays ``None``; one other member with a builder builds
-    the rest; several such members are told apart by the JSON value's type."""
+    """A union's builder: ``None`` stays ``None`` and ``X | None`` builds the rest as ``X``.
+    A union of a type that needs building with any other type is refused: a JSON value
+    does not say which of them it stands for (``"2024-01-01"`` for ``date | str``)."""
     members = [arg for arg in args if arg is not type(None) and arg is not None]
     built = [(member, b) for member in members if (b := _builder(member, building)) is not None]
     if not built:
@@ -640,9 +641,9 @@ def _union_builder(args: tuple[Any, ...], building: set[Any]) -> Build | None:
     if len(members) == 1:
         build = built[0][1]
         return lambda value: None if value is None else build(value)
-    raise TypeSchemaError(f"Union[{', '.join(_name(m) for m in members)}]: a union of several types that need "
-                          "building (dataclasses, datetimes...) cannot tell which to build; use a JSON type or "
-                          "one such type")
+    raise TypeSchemaError(f"Union[{', '.join(_name(m) for m in members)}]: which member a JSON value stands for "
+                          f"cannot be told, and {_name(built[0][0])} needs building from it; use JSON types "
+                          "only, or that type alone (with None)")
 
 
 def _time(value: str) -> datetime.time:

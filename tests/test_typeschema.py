@@ -548,3 +548,14 @@ def test_types_in_content_maps() -> None:
     assert schema["body"]["content"]["application/json"]["schema"] == ITEM_IN
     assert _answer(app, "POST", "/", json={"name": "a", "size": "S"}) == (200, {"id": 1, "name": "a"})
     assert _answer(app, "POST", "/", json={"name": "a", "size": "X"})[0] == 400
+
+
+def test_a_union_that_cannot_tell_what_to_build_fails_ready_naming_the_route() -> None:
+    app = Framework()
+
+    def handler(request: Request[dict[str, datetime.date | str]], reply: Reply) -> None:
+        pass
+
+    app.post("/dates", handler)
+    with pytest.raises(TypeSchemaError, match=r"Route POST:/dates, body: .*date needs building"):
+        app.ready()
