@@ -10,14 +10,17 @@ Headers the reply already holds (CORS's, a hook's) are carried over onto its ans
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from .reply import Reply
 
+#: The reply's own class (a context's subclass) is what ``reply.send_file`` gives back.
+ReplyT = TypeVar("ReplyT", bound="Reply")
 
-def send_file(reply: "Reply", path: "str | os.PathLike[str]", *, download_name: str | None, max_age: int | None,
-              mimetype: str | None, as_attachment: bool | None) -> "Reply":
+
+def send_file(reply: ReplyT, path: "str | os.PathLike[str]", *, download_name: str | None, max_age: int | None,
+              mimetype: str | None, as_attachment: bool | None) -> ReplyT:
     """``reply.send_file(path, ...)``: see :meth:`framework.reply.Reply.send_file`."""
     from werkzeug.exceptions import RequestedRangeNotSatisfiable
     from werkzeug.utils import send_file as werkzeug_send_file

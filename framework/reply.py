@@ -162,7 +162,7 @@ class Reply:
         return self
 
     def send_file(self, path: "str | os.PathLike[str]", download_name: str | None = None, max_age: int | None = None,
-                  mimetype: str | None = None, as_attachment: bool | None = None) -> "Reply":
+                  mimetype: str | None = None, as_attachment: bool | None = None) -> Self:
         """Send the file at ``path`` through werkzeug's ``send_file``: ``ETag`` and
         ``Last-Modified`` (a matching ``If-None-Match``/``If-Modified-Since`` is a 304),
         ``Range`` (206, or 416 for a range outside the file), ``Cache-Control: max-age``
@@ -174,7 +174,7 @@ class Reply:
         return send_file(self, path, download_name=download_name, max_age=max_age, mimetype=mimetype,
                          as_attachment=as_attachment)
 
-    def sse(self, events: Iterable[Any], heartbeat: float | None = 15.0, retry: int | None = None) -> "Reply":
+    def sse(self, events: Iterable[Any], heartbeat: float | None = 15.0, retry: int | None = None) -> Self:
         """Send server-sent events (``text/event-stream``) from ``events``, an iterable of
         dicts (``data``, ``event``, ``id``, ``retry``; a ``data`` that is not a str is
         sent as JSON) or strings (the data). Each event goes out as it is produced (no

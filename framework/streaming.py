@@ -31,7 +31,7 @@ import os
 import queue
 import threading
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from orjson import dumps as _orjson_dumps
 
@@ -39,6 +39,9 @@ from .errors import status_line
 
 if TYPE_CHECKING:
     from .reply import Reply
+
+#: The reply's own class (a context's subclass) is what ``reply.sse`` gives back.
+ReplyT = TypeVar("ReplyT", bound="Reply")
 
 _BLOCK = 65536
 _NO_BODY_STATUSES = frozenset((204, 304))
@@ -262,7 +265,7 @@ def _events(events: Iterable[Any], retry: int | None) -> Iterator[bytes]:
         _close(source)
 
 
-def send_sse(reply: "Reply", events: Iterable[Any], heartbeat: float | None, retry: int | None) -> "Reply":
+def send_sse(reply: ReplyT, events: Iterable[Any], heartbeat: float | None, retry: int | None) -> ReplyT:
     """``reply.sse(events)``: see :meth:`framework.reply.Reply.sse`."""
     if heartbeat is not None and heartbeat <= 0:
         raise ValueError("heartbeat must be a positive number of seconds, or None")
