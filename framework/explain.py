@@ -43,7 +43,7 @@ is its text form, which ``python -m framework explain module:app GET /url`` prin
 # pyright: reportPrivateUsage=false
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 from .body import BodyParsing
@@ -52,7 +52,7 @@ from .error_handling import default_error_handler
 from .hooks import HookPhase
 from .inputs import INPUT_PARTS, BODY_SCHEMA_METHODS, InputValidation, is_content_map
 from .request_log import EchoRequestId, LogIncoming
-from .schemas import normalize_input_schema
+from .schemas import is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
     from .app import Framework
@@ -82,15 +82,6 @@ def function_name(fn: Any) -> str:
     fn = getattr(fn, "__wrapped__", fn)
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
     return str(name).replace(".<locals>", "")
-
-
-# Schemas are JSON (Any); these narrow them (isinstance would give dict[Unknown, Unknown]).
-def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(value, dict)
-
-
-def _is_array(value: Any) -> TypeGuard[list[Any]]:
-    return isinstance(value, list)
 
 
 def context_chain(context: "Context") -> list["Context"]:
@@ -193,13 +184,13 @@ def _refs(schema: Any) -> list[str]:
     refs: list[str] = []
 
     def walk(node: Any) -> None:
-        if _is_object(node):
+        if is_object(node):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref not in refs:
                 refs.append(ref)
             for value in node.values():
                 walk(value)
-        elif _is_array(node):
+        elif is_array(node):
             for value in node:
                 walk(value)
 
@@ -209,7 +200,7 @@ def _refs(schema: Any) -> list[str]:
 
 def _part(schema: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {"schema": schema, "refs": _refs(schema)}
-    if _is_object(schema) and "$id" in schema:
+    if is_object(schema) and "$id" in schema:
         entry["id"] = schema["$id"]
     return entry
 
@@ -370,11 +361,11 @@ def render(explanation: dict[str, Any]) -> str:
 
 
 def _schema_summary(schema: Any) -> str:
-    if not _is_object(schema):
+    if not is_object(schema):
         return repr(schema)
     kind = schema.get("type", "any" if "$ref" not in schema else "schema")
     properties = schema.get("properties")
-    if _is_object(properties) and properties:
+    if is_object(properties) and properties:
         required: set[str] = set(schema.get("required") or ())
         names = ", ".join(name + ("*" if name in required else "") for name in properties)
         return f"{kind} {{{names}}}"

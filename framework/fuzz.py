@@ -37,7 +37,7 @@ from urllib.parse import quote
 
 from .errors import FuzzFailure
 from .inputs import BODY_SCHEMA_METHODS, is_content_map
-from .schemas import Schema, normalize_input_schema
+from .schemas import Schema, is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -80,20 +80,11 @@ class FuzzReport:
     failures: list[RouteFailure] = field(default_factory=lambda: [])
 
 
-# JSON values are Any; these narrow them to what they are (isinstance would give dict[Unknown, Unknown]).
-def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(value, dict)
-
-
-def _is_array(value: Any) -> TypeGuard[list[Any]]:
-    return isinstance(value, list)
-
-
 # $ref: inlined through the shared schemas visible to the route.
 def _pointer(document: Any, pointer: str) -> Any:
     for token in filter(None, pointer.split("/")):
         token = token.replace("~1", "/").replace("~0", "~")
-        document = document[int(token)] if _is_array(document) else document[token]
+        document = document[int(token)] if is_array(document) else document[token]
     return document
 
 
@@ -104,9 +95,9 @@ def inline_refs(schema: Any, shared: Mapping[str, Any], root: Any = None, depth:
         root = schema
     if depth > 8:
         return {}
-    if _is_array(schema):
+    if is_array(schema):
         return [inline_refs(item, shared, root, depth) for item in schema]
-    if not _is_object(schema):
+    if not is_object(schema):
         return schema
     if isinstance(schema.get("$ref"), str):
         ref = schema["$ref"]
@@ -142,7 +133,7 @@ def valid(schema: Any, text: bool) -> SearchStrategy[Any]:
     """A strategy of values valid for ``schema`` (``text``: a value of a query string,
     path or header, drawn as it will be written: only scalars and arrays of scalars)."""
     from hypothesis import strategies as st
-    if schema is True or not _is_object(schema) or not schema:
+    if schema is True or not is_object(schema) or not schema:
         return st.text(_SAFE_TEXT, min_size=1, max_size=8) if text else _json_values()
     if "const" in schema:
         return st.just(schema["const"])
@@ -152,7 +143,7 @@ def valid(schema: Any, text: bool) -> SearchStrategy[Any]:
         if key in schema:
             base = {k: v for k, v in schema.items() if k != key}
             return st.one_of([valid({**base, **branch}, text) for branch in schema[key]
-                              if _is_object(branch)])
+                              if is_object(branch)])
     kinds = _types(schema) or (["string"] if text else ["string", "integer", "boolean"])
     return st.one_of([_valid_of(kind, schema, text) for kind in kinds])
 
@@ -196,7 +187,7 @@ def _valid_of(kind: str, schema: Schema, text: bool) -> SearchStrategy[Any]:
         return st.text(alphabet, min_size=low, max_size=max(low, min(schema.get("maxLength", low + 20), low + 20)))
     if kind == "array":
         items = schema.get("items", {})
-        item = valid(items if _is_object(items) else {}, text)
+        item = valid(items if is_object(items) else {}, text)
         low = schema.get("minItems", 0)
         return st.lists(item, min_size=low, max_size=max(low, min(schema.get("maxItems", 3), 3)))
     if kind == "object":
@@ -276,7 +267,7 @@ def invalid(schema: Any, text: bool) -> SearchStrategy[Any] | None:
     if kind == "object" and not text:
         options.append(letters)
         properties: Schema = schema.get("properties") or {}
-        defaults = {name for name, sub in properties.items() if _is_object(sub) and "default" in sub}
+        defaults = {name for name, sub in properties.items() if is_object(sub) and "default" in sub}
         required = [name for name in schema.get("required", ()) if name not in defaults]
         base = valid(schema, False)
         if required:
@@ -289,9 +280,9 @@ def invalid(schema: Any, text: bool) -> SearchStrategy[Any] | None:
         options.append(st.just({"not": "an array"}))
         high = schema.get("maxItems")
         item = schema.get("items", {})
-        if isinstance(high, int) and _is_object(item):
+        if isinstance(high, int) and is_object(item):
             options.append(st.lists(valid(item, False), min_size=high + 1, max_size=high + 3))
-        bad = invalid(item, False) if _is_object(item) else None
+        bad = invalid(item, False) if is_object(item) else None
         if bad is not None:
             options.append(st.lists(bad, min_size=1, max_size=2))
     return st.one_of(options) if options else None
@@ -306,14 +297,14 @@ def _invalid_part(schema: Schema, text: bool) -> SearchStrategy[Any] | None:
     if not _sure(schema):
         return None
     properties: Schema = schema.get("properties") or {}
-    defaults = {name for name, sub in properties.items() if _is_object(sub) and "default" in sub}
+    defaults = {name for name, sub in properties.items() if is_object(sub) and "default" in sub}
     required = [name for name in schema.get("required", ()) if name not in defaults]
     base = _text_object(schema)
     options: list[SearchStrategy[Any]] = []
     if required:
         options.append(st.tuples(base, st.sampled_from(required)).map(_without_drawn_key))
     for name, sub in properties.items():
-        bad = invalid(sub, True) if _is_object(sub) and _types(sub) != ["array"] else None
+        bad = invalid(sub, True) if is_object(sub) and _types(sub) != ["array"] else None
         if bad is not None:
             options.append(st.tuples(base, bad).map(_with_value(name)))
     return st.one_of(options) if options else None
@@ -337,7 +328,7 @@ def _as_text(value: Any) -> Any:
         return "true" if value else "false"
     if value is None:
         return ""
-    if _is_array(value):
+    if is_array(value):
         return [_as_text(item) for item in value]
     return str(value)
 
@@ -482,7 +473,7 @@ def _message(response: InjectResponse) -> str:
         payload = response.json()
     except ValueError:
         return response.text
-    return str(payload.get("message", "")) if _is_object(payload) else ""
+    return str(payload.get("message", "")) if is_object(payload) else ""
 
 
 def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[str, str],

@@ -17,7 +17,7 @@ from typing_extensions import TypeGuard
 from .content_types import declared_essence, parse_media_type
 from .errors import (InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure, ValidationError,
                      TypeSchemaError, format_errors)
-from .schemas import normalize_input_schema
+from .schemas import is_object, normalize_input_schema
 from .validation import Invalid
 
 if TYPE_CHECKING:
@@ -185,18 +185,13 @@ def compile_input_validation(route: "Route", compile_default: Callable[..., Vali
                            bool(route.options.get("attach_validation")), refused)
 
 
-def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
-    """Whether a JSON value is an object."""
-    return isinstance(value, dict)
-
-
 def is_content_map(schema: object) -> TypeGuard[dict[str, Any]]:
     """``{"content": {media_type: {"schema": ...}}}``: a schema per media type."""
-    if not _is_object(schema):
+    if not is_object(schema):
         return False
     content = schema.get("content")
-    return _is_object(content) and bool(content) and all(
-        _is_object(entry) and "schema" in entry for entry in content.values())
+    return is_object(content) and bool(content) and all(
+        is_object(entry) and "schema" in entry for entry in content.values())
 
 
 def _as_validation_error(error: Exception, part: str,

@@ -14,6 +14,7 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      RoutePathSyntaxError, RouteUnknownOptionError, SchemaDuplicateError, SchemaUnknownKeyError,
                      TypeSchemaError)
 from .hooks import REQUEST_HOOKS, check_hook
+from .schemas import is_object
 
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute
@@ -89,11 +90,6 @@ def _unknown_names_message(names: list[str], known: Iterable[str]) -> str:
 def _is_list(value: Any) -> TypeGuard["list[Any] | tuple[Any, ...]"]:
     """Whether an option holds several values (a list or tuple of hooks, say)."""
     return isinstance(value, (list, tuple))
-
-
-def _is_options(value: object) -> TypeGuard[dict[str, Any]]:
-    """Whether route options were given as a dict (as they must be)."""
-    return isinstance(value, dict)
 
 
 class Route:
@@ -210,7 +206,7 @@ def shortcut_options(method: str | list[str], path: str, options: dict[str, Any]
         handler, options = options, None
     if options is None:
         merged: dict[str, Any] = {}
-    elif _is_options(options):
+    elif is_object(options):
         merged = dict(options)
     else:
         raise TypeError("Options for a route must be a dict")
@@ -261,12 +257,12 @@ def apply_types(options: dict[str, Any]) -> None:
 
     def convert_content(value: Any, where: str) -> Any:
         """A content map's entries (``{"content": {media type: {"schema": T}}}``) converted."""
-        content: object = value.get("content") if _is_options(value) else None
-        if not _is_options(content):
+        content: object = value.get("content") if is_object(value) else None
+        if not is_object(content):
             return value
         converted: dict[str, Any] = {}
         for media_type, entry in content.items():
-            if _is_options(entry) and is_python_type(entry.get("schema")):
+            if is_object(entry) and is_python_type(entry.get("schema")):
                 entry = {**entry, "schema": convert(entry["schema"], f"{where}.content[{media_type!r}]")}
             converted[media_type] = entry
         return {**value, "content": converted}

@@ -22,6 +22,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from typing import Any, Iterable, Iterator, TypeAlias, Union
+
+from typing_extensions import TypeGuard
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .errors import SchemaAlreadyPresentError, SchemaMissingIdError
@@ -34,8 +36,23 @@ Schema: TypeAlias = dict[str, Any]
 #: narrow with it (``isinstance(node, dict)`` then gives ``dict[str, JSONValue]``); JSON
 #: data is otherwise typed ``Any``.
 JSONValue: TypeAlias = Union[dict[str, "JSONValue"], list["JSONValue"], str, int, float, bool, None]
+#: A JSON value one level deep (an object's values and an array's items stay ``Any``): the
+#: type of JSON data a function hands on without walking it.
+JSONData: TypeAlias = Union[dict[str, Any], list[Any], str, int, float, bool, None]
 #: ``(node, base URI in effect around it)``: where a ``$id`` or ``$ref`` leads.
 _Located: TypeAlias = tuple[Any, str]
+
+
+
+def is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether a JSON value (or a schema) is an object: for checkers, a ``dict[str, Any]``."""
+    return isinstance(value, dict)
+
+
+def is_array(value: object) -> TypeGuard[list[Any]]:
+    """Whether a JSON value is an array: for checkers, a ``list[Any]``."""
+    return isinstance(value, list)
+
 
 #: Keywords whose values are maps of subschemas, lists of subschemas, or one subschema.
 SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")

@@ -57,6 +57,7 @@ import typing_extensions
 from typing_extensions import TypeGuard
 
 from .errors import TypeSchemaError
+from .schemas import is_array, is_object
 
 if TYPE_CHECKING:
     import msgspec
@@ -477,26 +478,17 @@ def _local_definitions(schema: Schema) -> Schema:
     """msgspec's and pydantic's exports keep shared parts in ``$defs`` (2020-12):
     draft 7 keeps them in ``definitions``."""
     def rewrite(node: Any) -> Any:
-        if _is_object(node):
+        if is_object(node):
             out = {("definitions" if key == "$defs" else key): rewrite(value) for key, value in node.items()}
             ref = out.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
                 out["$ref"] = "#/definitions/" + ref[len("#/$defs/"):]
             return out
-        if _is_array(node):
+        if is_array(node):
             return [rewrite(item) for item in node]
         return node
     rewritten: Schema = rewrite(schema)
     return rewritten
-
-
-# JSON values are Any: these narrow them (isinstance() would make them dict[Unknown, Unknown]).
-def _is_object(value: Any) -> TypeGuard[dict[str, Any]]:
-    return isinstance(value, dict)
-
-
-def _is_array(value: Any) -> TypeGuard[list[Any]]:
-    return isinstance(value, list)
 
 
 def _is_pattern(value: Any) -> TypeGuard[re.Pattern[Any]]:

@@ -75,7 +75,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Union
 
-from framework.schemas import (RefIndex, Schema, base_inside, escape_token, iter_subschemas, pointer_tokens,
+from framework.schemas import (JSONData, RefIndex, Schema, base_inside, escape_token, iter_subschemas, pointer_tokens,
                                to_pointer, unescape_token, value_at)
 
 if TYPE_CHECKING:
@@ -98,8 +98,6 @@ _NO_DATA = object()
 _NO_PARAMS: Mapping[str, Any] = MappingProxyType({})  # a record without params (read only)
 _MAX_DEPTH = 24
 
-#: A JSON value (a schema node, an ``errorMessage`` value): ``isinstance`` narrows it.
-_Json = Union[Schema, list[Any], str, int, float, bool, None]
 #: An error record, as the validator writes it (``keyword``, ``instance_path``...).
 _Record = dict[str, Any]
 #: Under which branch condition a site's errors survive: ``("comb", anyOf/oneOf path,
@@ -133,7 +131,7 @@ def _sites(root: Any, documents: Mapping[str, Any]) -> list[_Site]:
     sites: list[_Site] = []
     index = RefIndex(root, documents)
 
-    def walk(node: _Json, path: str, template: tuple[object, ...], steps: tuple[tuple[int, int], ...],
+    def walk(node: JSONData, path: str, template: tuple[object, ...], steps: tuple[tuple[int, int], ...],
              conditions: tuple[_Condition, ...], base: str, depth: int) -> None:
         if not isinstance(node, dict) or depth > _MAX_DEPTH:
             return
@@ -142,14 +140,14 @@ def _sites(root: Any, documents: Mapping[str, Any]) -> list[_Site]:
             sites.append(_Site(node, path, template, steps, conditions))
         order = 0
 
-        def child(sub: _Json, sub_path: str, token: object = None, condition: _Condition | None = None) -> None:
+        def child(sub: JSONData, sub_path: str, token: object = None, condition: _Condition | None = None) -> None:
             nonlocal order
             order += 1
             kind = 0 if token is None else (2 if token is _WILD else 1)
             walk(sub, sub_path, template + ((token,) if token is not None else ()),
                  steps + ((order, kind),), conditions + ((condition,) if condition else ()), base, depth + 1)
 
-        ref: _Json = node.get("$ref")
+        ref: JSONData = node.get("$ref")
         if isinstance(ref, str):
             try:
                 target, outer = index.resolve(ref, base)
@@ -159,7 +157,7 @@ def _sites(root: Any, documents: Mapping[str, Any]) -> list[_Site]:
                 if target is not None:
                     order += 1
                     walk(target, _ref_path(ref), template, steps + ((order, 0),), conditions, outer, depth + 1)
-        value: _Json
+        value: JSONData
         for keyword in ("anyOf", "oneOf"):
             value = node.get(keyword)
             if isinstance(value, list):
@@ -384,10 +382,10 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
         for prefix in prefixes(record["instance_path"]):
             created_under.setdefault(prefix, []).append((position, record["schema_path"]))
 
-    message: _Json
-    properties: _Json
-    items: _Json
-    remaining: _Json
+    message: JSONData
+    properties: JSONData
+    items: JSONData
+    remaining: JSONData
     for site, instance in _concrete(sites, records):
         # templates are relative to the errorMessage node's data, rendered once
         def render(text: str, instance: list[str] = instance) -> str:
@@ -478,7 +476,7 @@ def apply_error_messages(errors: list[dict[str, Any]], schema: Any, *, keep_erro
     return [record for _, _, record in out]
 
 
-def _check_texts(value: _Json | Mapping[int, Any], where: str, what: str) -> None:
+def _check_texts(value: JSONData | Mapping[int, Any], where: str, what: str) -> None:
     if isinstance(value, Mapping):
         for name, text in value.items():
             if not isinstance(text, str):
@@ -489,8 +487,8 @@ def _check_texts(value: _Json | Mapping[int, Any], where: str, what: str) -> Non
 
 def check_error_message_schema(schema: Any) -> None:
     """Raise :class:`ValueError` for an ``errorMessage`` value of the wrong shape."""
-    value: _Json
-    text: _Json
+    value: JSONData
+    text: JSONData
     for node in iter_subschemas(schema):
         if KEYWORD not in node:
             continue
@@ -543,7 +541,7 @@ def error_messages(engine: ValidatorEngine, opts: Mapping[str, Any] | None = Non
     documents: dict[str, Any] = {}
     cache: dict[int, tuple[Any, int, list[_Site]]] = {}
 
-    def check(schema: _Json, shared: Mapping[str, _Json]) -> Any:  # the schema: an object or a boolean
+    def check(schema: JSONData, shared: Mapping[str, JSONData]) -> Any:  # the schema: an object or a boolean
         check_error_message_schema(schema)
         if isinstance(schema, dict) and _has_template(schema):
             schema[DATA_KEYWORD] = True  # records the data ${...} templates read
@@ -552,7 +550,7 @@ def error_messages(engine: ValidatorEngine, opts: Mapping[str, Any] | None = Non
             documents[schema_id] = schema  # the shared schema as compiled
         return schema
 
-    def process(errors: list[_Record], schema: _Json) -> list[_Record]:
+    def process(errors: list[_Record], schema: JSONData) -> list[_Record]:
         data = _DATA.get(_NO_DATA)
         _DATA.set(_NO_DATA)
         cached = cache.get(id(schema))

@@ -52,9 +52,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from framework.schemas import (DATA_KEYWORDS, SCHEMA_MAPS, RefIndex, Schema, absolutize, base_inside, json_equal,
+from framework.schemas import (DATA_KEYWORDS, SCHEMA_MAPS, JSONData, RefIndex, Schema, absolutize, base_inside, json_equal,
                                pointer_tokens)
 
 if TYPE_CHECKING:
@@ -65,9 +65,8 @@ __all__ = ["merge_patch", "merge", "apply_patch", "expand", "JsonPatchError", "M
 _ANNOTATIONS = ("$comment", "title", "description", "examples", "default", "readOnly", "writeOnly")
 _MAX_DEPTH = 64
 
-#: A JSON value, as :func:`json.loads` gives it (schemas, patches, documents).
-_Json = Union[dict[str, Any], list[Any], str, int, float, bool, None]
-_JsonT = TypeVar("_JsonT", bound=_Json)
+#: A JSON value's own type, kept through a function (an object stays an object).
+_JsonT = TypeVar("_JsonT", bound=JSONData)
 
 
 class MergePatchError(ValueError):
@@ -81,12 +80,12 @@ class JsonPatchError(MergePatchError):
 # --------------------------------------------------------------------------- RFC 7396
 
 @overload
-def merge(target: _Json, patch: dict[str, Any]) -> dict[str, Any]: ...
+def merge(target: JSONData, patch: dict[str, Any]) -> dict[str, Any]: ...
 @overload
-def merge(target: _Json, patch: _JsonT) -> _JsonT: ...
+def merge(target: JSONData, patch: _JsonT) -> _JsonT: ...
 
 
-def merge(target: _Json, patch: _Json) -> _Json:
+def merge(target: JSONData, patch: JSONData) -> JSONData:
     """RFC 7396 JSON merge patch: a new value, ``target`` and ``patch`` untouched.
 
     A ``patch`` that is not an object is the result (a copy of it); an object patch gives
@@ -129,17 +128,17 @@ def _index(container: list[Any], token: str, pointer: str, *, allow_end: bool) -
     return index
 
 
-def _parent(document: _Json, pointer: str) -> tuple[_Json, str]:
+def _parent(document: JSONData, pointer: str) -> tuple[JSONData, str]:
     tokens = _tokens(pointer)
     return _walk(document, tokens[:-1], pointer), tokens[-1]
 
 
-def _get(document: _Json, pointer: str) -> _Json:
+def _get(document: JSONData, pointer: str) -> JSONData:
     return _walk(document, _tokens(pointer), pointer)
 
 
-def _walk(document: _Json, tokens: list[str], pointer: str) -> _Json:
-    node: _Json = document
+def _walk(document: JSONData, tokens: list[str], pointer: str) -> JSONData:
+    node: JSONData = document
     for token in tokens:
         if isinstance(node, dict) and token in node:
             node = node[token]
@@ -150,7 +149,7 @@ def _walk(document: _Json, tokens: list[str], pointer: str) -> _Json:
     return node
 
 
-def _add(document: _Json, pointer: str, value: _Json) -> _Json:
+def _add(document: JSONData, pointer: str, value: JSONData) -> JSONData:
     if pointer == "":
         return value
     parent, token = _parent(document, pointer)
@@ -163,7 +162,7 @@ def _add(document: _Json, pointer: str, value: _Json) -> _Json:
     return document
 
 
-def _remove(document: _Json, pointer: str) -> tuple[_Json, _Json]:
+def _remove(document: JSONData, pointer: str) -> tuple[JSONData, JSONData]:
     if pointer == "":
         return None, document
     parent, token = _parent(document, pointer)
@@ -174,7 +173,7 @@ def _remove(document: _Json, pointer: str) -> tuple[_Json, _Json]:
     raise JsonPatchError(f"path {pointer!r} does not exist")
 
 
-def apply_patch(document: _Json, operations: _Json) -> _Json:
+def apply_patch(document: JSONData, operations: JSONData) -> JSONData:
     """RFC 6902 JSON patch: a new value, ``document`` and ``operations`` untouched.
 
     >>> apply_patch({"a": [1, 2]}, [{"op": "add", "path": "/a/-", "value": 3},
@@ -187,7 +186,7 @@ def apply_patch(document: _Json, operations: _Json) -> _Json:
     if not isinstance(operations, list):
         raise JsonPatchError(f"a JSON patch is a list of operations, not {type(operations).__name__}")
     document = copy.deepcopy(document)
-    operation: _Json
+    operation: JSONData
     for number, operation in enumerate(operations):
         if not isinstance(operation, dict) or "op" not in operation or "path" not in operation:
             raise JsonPatchError(f"operation {number} needs 'op' and 'path': {operation!r}")
@@ -227,9 +226,9 @@ class _Expander:
         self.index = RefIndex(root, shared)
         self.root_base = base_inside(root, "")
 
-    def resolve(self, value: _Json, what: str, keyword: str, depth: int) -> _Json:
+    def resolve(self, value: JSONData, what: str, keyword: str, depth: int) -> JSONData:
         """``value``, or a deep copy of what its ``$ref`` names; expanded either way."""
-        target: _Json
+        target: JSONData
         if isinstance(value, dict) and isinstance(value.get("$ref"), str) and len(value) == 1:
             ref: str = value["$ref"]
             try:
@@ -247,19 +246,19 @@ class _Expander:
             return self.walk(target, depth + 1)
         return self.walk(copy.deepcopy(value), depth + 1)
 
-    def expand_node(self, node: Schema, depth: int) -> _Json:
+    def expand_node(self, node: Schema, depth: int) -> JSONData:
         keyword = "$merge" if "$merge" in node else "$patch"
         if "$merge" in node and "$patch" in node:
             raise MergePatchError("a schema cannot hold both $merge and $patch")
-        spec: _Json = node[keyword]
+        spec: JSONData = node[keyword]
         if not isinstance(spec, dict) or "source" not in spec or "with" not in spec:
             raise MergePatchError(f"{keyword} needs an object with 'source' and 'with', got {spec!r}")
         source = self.resolve(spec["source"], "source", keyword, depth)
-        patch: _Json = spec["with"]
+        patch: JSONData = spec["with"]
         if keyword == "$merge":
             patches: list[Any] = patch if isinstance(patch, list) else [patch]
             result = source
-            item: _Json
+            item: JSONData
             for item in patches:
                 item = self.resolve(item, "with", keyword, depth) if isinstance(item, dict) else item
                 if not isinstance(item, dict):
@@ -287,14 +286,14 @@ class _Expander:
             return result
         return {**annotations, **siblings, "allOf": [result, *siblings.get("allOf", [])]}
 
-    def walk(self, node: _Json, depth: int = 0) -> _Json:
+    def walk(self, node: JSONData, depth: int = 0) -> JSONData:
         if depth > _MAX_DEPTH:
             raise MergePatchError(f"$merge/$patch expansion deeper than {_MAX_DEPTH} levels (a reference cycle?)")
         if isinstance(node, dict):
             if "$merge" in node or "$patch" in node:
                 return self.expand_node(node, depth)
             out: dict[str, Any] = {}
-            value: _Json
+            value: JSONData
             for key, value in node.items():
                 if key in DATA_KEYWORDS:
                     out[key] = value
@@ -309,7 +308,7 @@ class _Expander:
         return node
 
 
-def expand(schema: _Json, shared: Mapping[str, Any] | None = None) -> _Json:
+def expand(schema: JSONData, shared: Mapping[str, Any] | None = None) -> JSONData:
     """``schema`` with every ``$merge``/``$patch`` replaced by its result (a new schema).
 
     ``shared`` maps ``$id`` to the shared schemas a ``source`` or ``with`` ``$ref`` may name.
@@ -330,7 +329,7 @@ def merge_patch(engine: ValidatorEngine, opts: Mapping[str, Any] | None = None) 
     before it is compiled; a bad ``$merge``/``$patch`` fails ``ready()`` with a
     :class:`MergePatchError` saying what is wrong. No options.
     """
-    def transform(schema: _Json, shared: Mapping[str, _Json]) -> Any:
+    def transform(schema: JSONData, shared: Mapping[str, JSONData]) -> Any:
         return expand(schema, shared)  # a schema: an object or a boolean
 
     engine.add_transform(transform)

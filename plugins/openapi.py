@@ -112,13 +112,14 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Callable, TypeGuard, TypeVar, Union, overload
+from typing import Any, Callable, TypeGuard, TypeVar, overload
 from urllib.parse import unquote, urljoin
 
 from framework import Context, Reply, Request, plugin
 from framework.errors import UnresolvableRefError
 from framework.route import Route
-from framework.schemas import RefIndex, base_inside, escape_token, iter_subschemas, normalize_input_schema, to_pointer
+from framework.schemas import (JSONData, RefIndex, base_inside, escape_token, is_object, iter_subschemas,
+                               normalize_input_schema, to_pointer)
 
 __all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
 
@@ -149,9 +150,8 @@ _SCHEMA_SINGLES = ("additionalItems", "additionalProperties", "contains", "prope
                    "then", "else")
 _DATA = ("enum", "const", "default", "examples", "example")
 
-#: A JSON value (a schema or a part of one): ``isinstance`` narrows it to a typed container.
-_Json = Union[dict[str, Any], list[Any], str, int, float, bool, None]
-_JsonT = TypeVar("_JsonT", bound=_Json)
+#: A JSON value's own type, kept through a function (an object stays an object).
+_JsonT = TypeVar("_JsonT", bound=JSONData)
 
 
 class OpenAPIError(ValueError):
@@ -160,12 +160,12 @@ class OpenAPIError(ValueError):
 
 # --------------------------------------------------------------------------- schemas
 
-def _has_merge_patch(schema: _Json) -> bool:
+def _has_merge_patch(schema: JSONData) -> bool:
     return any("$merge" in node or "$patch" in node for node in _all_dicts(schema))
 
 
-def _all_dicts(node: _Json) -> Iterator[dict[str, Any]]:
-    stack: list[_Json] = [node]
+def _all_dicts(node: JSONData) -> Iterator[dict[str, Any]]:
+    stack: list[JSONData] = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, dict):
@@ -175,7 +175,7 @@ def _all_dicts(node: _Json) -> Iterator[dict[str, Any]]:
             stack.extend(item)
 
 
-def _expanded(schema: _Json, shared: Mapping[str, Any]) -> _Json:
+def _expanded(schema: JSONData, shared: Mapping[str, Any]) -> JSONData:
     """``$merge``/``$patch`` resolved as ``plugins.merge_patch`` resolves them for the validator."""
     if not _has_merge_patch(schema):
         return schema
@@ -187,10 +187,10 @@ def _pointer_tokens(fragment: str) -> list[str]:
     return [unquote(t).replace("~1", "/").replace("~0", "~") for t in fragment.split("/")[1:]]
 
 
-def _converted_tokens(tokens: list[str], document: _Json) -> list[str]:
+def _converted_tokens(tokens: list[str], document: JSONData) -> list[str]:
     """A pointer's tokens into a draft 7 schema, as tokens into its converted form."""
     out: list[str] = []
-    node: _Json = document
+    node: JSONData = document
     name_position = False
     for token in tokens:
         mapping: dict[str, Any] | None = node if isinstance(node, dict) else None
@@ -213,10 +213,10 @@ def _converted_tokens(tokens: list[str], document: _Json) -> list[str]:
     return out
 
 
-def _anchor_tokens(document: _Json, anchor: str) -> list[str] | None:
+def _anchor_tokens(document: JSONData, anchor: str) -> list[str] | None:
     """The pointer tokens of the subschema whose ``$id`` is ``anchor`` (``#name``)."""
-    stack: list[tuple[_Json, list[str]]] = [(document, [])]
-    value: _Json
+    stack: list[tuple[JSONData, list[str]]] = [(document, [])]
+    value: JSONData
     while stack:
         node, tokens = stack.pop()
         if not isinstance(node, dict):
@@ -245,7 +245,7 @@ def to_openapi_schema(schema: dict[str, Any], ref: Callable[[str], str] | None =
 def to_openapi_schema(schema: _JsonT, ref: Callable[[str], str] | None = None, closed: bool = True) -> _JsonT: ...
 
 
-def to_openapi_schema(schema: _Json, ref: Callable[[str], str] | None = None, closed: bool = True) -> _Json:
+def to_openapi_schema(schema: JSONData, ref: Callable[[str], str] | None = None, closed: bool = True) -> JSONData:
     """A draft 7 schema as OpenAPI 3.1 (JSON Schema 2020-12) writes it (a new value).
 
     ``definitions`` become ``$defs``, ``nullable: true`` adds ``"null"`` to ``type``, tuple
@@ -266,7 +266,7 @@ def to_openapi_schema(schema: _Json, ref: Callable[[str], str] | None = None, cl
         return schema
     out: dict[str, Any] = {}
     tuple_items = isinstance(schema.get("items"), list)
-    value: _Json
+    value: JSONData
     for key, value in schema.items():
         if key in ("$id", "errorMessage", "nullable", "$schema"):
             continue
@@ -275,7 +275,7 @@ def to_openapi_schema(schema: _Json, ref: Callable[[str], str] | None = None, cl
         elif key == "$ref" and isinstance(value, str):
             out[key] = ref(value) if ref else value
         elif key in _NAME_MAPS and isinstance(value, dict):
-            converted: dict[str, _Json] = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
+            converted: dict[str, JSONData] = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
             if key == "definitions":
                 out["$defs"] = {**out.get("$defs", {}), **converted}
             elif key == "dependencies":
@@ -300,7 +300,7 @@ def to_openapi_schema(schema: _Json, ref: Callable[[str], str] | None = None, cl
         else:
             out[key] = copy.deepcopy(value)
     if schema.get("nullable") is True:
-        kind: _Json = out.get("type")
+        kind: JSONData = out.get("type")
         if isinstance(kind, str) and kind != "null":
             out["type"] = [kind, "null"]
         elif isinstance(kind, list) and "null" not in kind:
@@ -329,7 +329,7 @@ class _Components:
             name, n = f"{base}_{n}", n + 1
         return name
 
-    def shared(self, schema: _Json, schema_id: str, shared: Mapping[str, Any]) -> str:
+    def shared(self, schema: JSONData, schema_id: str, shared: Mapping[str, Any]) -> str:
         """The component name of a shared schema (as a context sees it), added on first use."""
         key = id(schema)
         if key not in self.by_identity:
@@ -339,24 +339,24 @@ class _Components:
             self.schemas[name] = self.convert(_expanded(schema, shared), name, shared)
         return self.by_identity[key]
 
-    def hoist(self, schema: _Json, wanted: str, shared: Mapping[str, Any]) -> str:
+    def hoist(self, schema: JSONData, wanted: str, shared: Mapping[str, Any]) -> str:
         name = self._name(wanted)
         self.schemas[name] = None
         self.schemas[name] = self.convert(schema, name, shared)
         return name
 
-    def convert(self, schema: _Json, name: str | None, shared: Mapping[str, Any]) -> _Json:
+    def convert(self, schema: JSONData, name: str | None, shared: Mapping[str, Any]) -> JSONData:
         """``schema`` (a document of its own, stored as component ``name`` when given) converted,
         its references pointed at components."""
         def ref(value: str) -> str:
             return self.reference(value, schema, name, shared)
         return to_openapi_schema(schema, ref, self.closed)
 
-    def reference(self, ref: str, document: _Json, name: str | None, shared: Mapping[str, Any]) -> str:
+    def reference(self, ref: str, document: JSONData, name: str | None, shared: Mapping[str, Any]) -> str:
         location, _, fragment = ref.partition("#")
-        target_doc: _Json
+        target_doc: JSONData
         if location:
-            base: _Json = document.get("$id", "") if isinstance(document, dict) else ""
+            base: JSONData = document.get("$id", "") if isinstance(document, dict) else ""
             base = "" if not isinstance(base, str) or base.startswith("#") else base
             target_id = next((c for c in dict.fromkeys((urljoin(base, location) if base else location, location))
                               if c in shared), None)
@@ -380,18 +380,13 @@ class _Components:
         return "#/components/schemas/" + escape_token(component) + to_pointer(tokens)
 
 
-def _ref_of(node: _Json) -> str | None:
+def _ref_of(node: JSONData) -> str | None:
     """The ``$ref`` of a schema node, when it has one (a string)."""
-    ref: _Json = node.get("$ref") if isinstance(node, dict) else None
+    ref: JSONData = node.get("$ref") if isinstance(node, dict) else None
     return ref if isinstance(ref, str) else None
 
 
-def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
-    """Whether a schema value (typed ``Any``) is an object."""
-    return isinstance(value, dict)
-
-
-def _has_local_ref(schema: _Json) -> bool:
+def _has_local_ref(schema: JSONData) -> bool:
     return any(isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") for node in iter_subschemas(schema))
 
 
@@ -411,10 +406,10 @@ def _openapi_path(url: str) -> tuple[str, list[str]]:
     return "/".join(segments), names
 
 
-def _is_content_map(schema: _Json) -> TypeGuard[dict[str, Any]]:
+def _is_content_map(schema: JSONData) -> TypeGuard[dict[str, Any]]:
     if not isinstance(schema, dict):
         return False
-    content: _Json = schema.get("content")
+    content: JSONData = schema.get("content")
     return isinstance(content, dict) and bool(content) and all(
         isinstance(entry, dict) and "schema" in entry for entry in content.values())
 
@@ -431,7 +426,7 @@ def _reason(status: str) -> str:
         return "Response"
 
 
-def _media_types(value: _Json | tuple[Any, ...], what: str, route: Route) -> list[str]:
+def _media_types(value: JSONData | tuple[Any, ...], what: str, route: Route) -> list[str]:
     if value is None:
         return ["application/json"]
     if isinstance(value, str):
@@ -456,16 +451,16 @@ class _OperationBuilder:
         self.slug = f"{route.method.lower()}_{slug}"
 
     # A part's schema as the document writes it.
-    def _document_schema(self, schema: _Json, part: str) -> _Json:
+    def _document_schema(self, schema: JSONData, part: str) -> JSONData:
         schema = _expanded(schema, self.shared)
         if _has_local_ref(schema):
             return {"$ref": "#/components/schemas/" + self.components.hoist(schema, f"{self.slug}.{part}", self.shared)}
         return self.components.convert(schema, None, self.shared)
 
-    def _properties(self, normalized: _Json, part: str) -> tuple[dict[str, Any], list[str]] | None:
+    def _properties(self, normalized: JSONData, part: str) -> tuple[dict[str, Any], list[str]] | None:
         """The properties of an input schema (through a top-level ``$ref``), converted."""
-        schema: _Json = _expanded(normalized, self.shared)
-        document: _Json = schema
+        schema: JSONData = _expanded(normalized, self.shared)
+        document: JSONData = schema
         hops = 0
         ref = _ref_of(schema)
         while ref is not None and hops < 16:
@@ -485,7 +480,7 @@ class _OperationBuilder:
         else:
             doc_name = None
 
-        def convert(sub: _Json) -> _Json:
+        def convert(sub: JSONData) -> JSONData:
             return to_openapi_schema(sub, lambda ref: self.components.reference(ref, document, doc_name, self.shared),
                                      self.components.closed)
 
@@ -536,14 +531,14 @@ class _OperationBuilder:
             content = {media_type: {"schema": schema}
                        for media_type in _media_types(self.schema.get("consumes"), "consumes", self.route)}
         request_body: dict[str, Any] = {"required": True, "content": content}
-        if _is_object(body) and isinstance(body.get("description"), str):
+        if is_object(body) and isinstance(body.get("description"), str):
             request_body["description"] = body["description"]
         return request_body
 
     def responses(self, validates: bool, guarded: bool) -> dict[str, Any]:
         responses: dict[str, Any] = {}
         declared: dict[Any, Any] = self.schema.get("response") or {}
-        entry: _Json
+        entry: JSONData
         for key, entry in declared.items():
             status = str(key).lower()
             status = status.replace("xx", "XX")
@@ -595,7 +590,7 @@ class _OperationBuilder:
 
 
 def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
-    schema: _Json = parameter.get("schema")
+    schema: JSONData = parameter.get("schema")
     if isinstance(schema, dict) and isinstance(schema.get("description"), str):
         parameter.setdefault("description", schema["description"])
     return parameter
@@ -609,7 +604,7 @@ def _guarded(route: Route) -> bool:
     return bool(context.bearer_auth_guard.guards(route))
 
 
-def _resolve(ref: str, document: _Json, shared: Mapping[str, Any]) -> tuple[_Json, _Json]:
+def _resolve(ref: str, document: JSONData, shared: Mapping[str, Any]) -> tuple[JSONData, JSONData]:
     """``(target, the document holding it)`` for ``ref`` met at the top of ``document``,
     through the framework's one resolver."""
     index = RefIndex(document, shared)
@@ -643,7 +638,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         guarded = _guarded(route)
         operation = builder.operation(guarded)
         if transform is not None:
-            transformed: _Json = transform(operation, route)
+            transformed: JSONData = transform(operation, route)
             if not isinstance(transformed, dict):
                 raise OpenAPIError(f"transform must return the operation (a dict), got {type(transformed).__name__}")
             operation = transformed
@@ -772,18 +767,18 @@ def _check_options(opts: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
     if unknown:
         raise OpenAPIError(f"openapi: unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
-    info: _Json = options.get("info")
+    info: JSONData = options.get("info")
     if info is not None and (not isinstance(info, dict) or not isinstance(info.get("title"), str)
                              or not isinstance(info.get("version"), str)):
         raise OpenAPIError("openapi: info must be a dict with a 'title' and a 'version' (strings)")
-    servers: _Json = options.get("servers")
+    servers: JSONData = options.get("servers")
     if servers is not None and (not isinstance(servers, list) or
-                                not all(_is_object(s) and isinstance(s.get("url"), str) for s in servers)):
+                                not all(is_object(s) and isinstance(s.get("url"), str) for s in servers)):
         raise OpenAPIError("openapi: servers must be a list of {'url': ...} dicts")
     transform = options.get("transform")
     if transform is not None and not callable(transform):
         raise OpenAPIError("openapi: transform must be a function (operation, route) -> operation")
-    route_prefix: _Json = options.get("route_prefix", "/documentation")
+    route_prefix: JSONData = options.get("route_prefix", "/documentation")
     if route_prefix is not None and (not isinstance(route_prefix, str) or not route_prefix.startswith("/")):
         raise OpenAPIError("openapi: route_prefix must be a path starting with '/', or None")
     options["route_prefix"] = route_prefix.rstrip("/") if route_prefix else route_prefix

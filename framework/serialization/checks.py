@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
-from ..schemas import Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
+from ..schemas import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
 
 __all__ = ["check_schema", "check_strict", "KNOWN_KEYWORDS", "KNOWN_FORMATS"]
 
@@ -47,8 +47,6 @@ _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
 _SCHEMA_SINGLE = ("additionalItems", "additionalProperties", "contains", "propertyNames",
                   "not", "if", "then", "else")
 
-#: A JSON value as a schema holds it: ``isinstance`` narrows it to a typed container.
-_Json = Union[Schema, list[Any], str, int, float, bool, None]
 
 _meta_validator: Callable[[Any], Any] | None = None
 _meta_lock = threading.Lock()
@@ -97,17 +95,16 @@ def check_schema(schema: Any, name: str | None = None) -> None:
 _NOTHING = object()
 
 
-
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _subschemas(node: _Json, path: str) -> Iterator[tuple[Schema, str]]:
+def _subschemas(node: JSONData, path: str) -> Iterator[tuple[Schema, str]]:
     if not isinstance(node, dict):
         return
     yield node, path
-    value: _Json
+    value: JSONData
     for key in _SCHEMA_MAPS:
         value = node.get(key)
         if isinstance(value, dict):
@@ -120,7 +117,7 @@ def _subschemas(node: _Json, path: str) -> Iterator[tuple[Schema, str]]:
                 yield from _subschemas(sub, f"{path}/{key}/{index}")
     for key in _SCHEMA_SINGLE:
         yield from _subschemas(node.get(key), f"{path}/{key}")
-    items: _Json = node.get("items")
+    items: JSONData = node.get("items")
     if isinstance(items, list):
         for index, sub in enumerate(items):
             yield from _subschemas(sub, f"{path}/items/{index}")
@@ -141,7 +138,7 @@ def check_strict(schema: Any, keywords: Iterable[str] = (), formats: Iterable[st
         for key in node:
             if key not in known:
                 raise SchemaCompileError(f"{prefix}strict mode: unknown keyword: {key!r} at {path}/{escape_token(key)}")
-        fmt: _Json = node.get("format")
+        fmt: JSONData = node.get("format")
         if isinstance(fmt, str) and fmt not in known_formats:
             raise SchemaCompileError(f"{prefix}strict mode: unknown format {fmt!r} at {path}/format")
 

@@ -35,11 +35,11 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..codegen import Constants, Emitter, comment
 from ..errors import SchemaCompileError
-from ..schemas import RefIndex, absolutize, base_inside
+from ..schemas import JSONData, RefIndex, absolutize, base_inside
 from ..undefined import UNDEFINED
 from . import runtime
 from .merging import merge_schemas
@@ -50,17 +50,15 @@ if TYPE_CHECKING:
     from ..validation import ValidatorEngine
 
 Schema = dict[str, Any]
-#: A JSON value as a schema holds it: ``isinstance`` narrows it to a typed container.
-_Json = Union[Schema, list[Any], str, int, float, bool, None]
 
 
 def _check_not_undefined(var: str) -> str:
     return f"{var} is not _U"
 
 
-def _ref_of(node: _Json) -> str | None:
+def _ref_of(node: JSONData) -> str | None:
     """The ``$ref`` of a schema node, when it has one (a string)."""
-    ref: _Json = node.get("$ref") if isinstance(node, dict) else None
+    ref: JSONData = node.get("$ref") if isinstance(node, dict) else None
     return ref if isinstance(ref, str) else None
 
 
@@ -124,7 +122,7 @@ class SerializerGenerator:
 
     def __init__(self, schema: Any, shared: Mapping[str, Any] | None = None,
                  index: RefIndex | None = None) -> None:
-        self.root: _Json = schema
+        self.root: JSONData = schema
         self.shared: Mapping[str, Any] = shared if shared is not None else {}
         #: The ``$ref`` resolver; ``base`` arguments below are base URIs in its terms
         #: (the base in effect inside the schema at hand, :func:`framework.schemas.base_inside`).
@@ -229,11 +227,11 @@ class SerializerGenerator:
         """
         if depth > 64:
             raise SchemaCompileError("allOf/$ref nesting too deep (a loop?)")
-        target: _Json
+        target: JSONData
         target, base = self.resolve(schema, base)
         if not isinstance(target, dict):
             return {}, base
-        all_of: _Json = target.get("allOf")
+        all_of: JSONData = target.get("allOf")
         if not isinstance(all_of, list):
             return target, base
         key = ("allOf", id(target), base)
@@ -255,7 +253,7 @@ class SerializerGenerator:
     @staticmethod
     def types_of(schema: Schema, path: str = "#") -> list[str] | None:
         """The declared (or, as fast-json-stringify does, inferred) types; ``None``: untyped."""
-        declared: _Json = schema.get("type")
+        declared: JSONData = schema.get("type")
         if declared is None:
             for inferred, keywords in _INFERRED_TYPES:
                 if any(keyword in schema for keyword in keywords):
@@ -354,7 +352,7 @@ class SerializerGenerator:
         dict literal with literal keys. Anything else takes the general path, which
         handles missing properties, defaults, ``UNDEFINED``, coercions and extras.
         """
-        declared: _Json = schema.get("properties")
+        declared: JSONData = schema.get("properties")
         properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
         listed: Iterable[object] = schema.get("required") or ()
         required = [key for key in dict.fromkeys(listed) if isinstance(key, str)]
@@ -459,7 +457,7 @@ class SerializerGenerator:
         with self.function(name, path):
             with out.line("if type(v) is not list:"):
                 out.line(f"v = _as_list(v, {path!r})")
-            items: _Json = schema.get("items")
+            items: JSONData = schema.get("items")
             if isinstance(items, list):
                 self.tuple_body(schema, base, path, items)
             else:
@@ -707,7 +705,7 @@ class SerializerGenerator:
             for key in dict.fromkeys(listed):
                 if isinstance(key, str):
                     conditions.append(f"v.get({key!r}, _U) is not _U")
-            properties: _Json = schema.get("properties")
+            properties: JSONData = schema.get("properties")
             for key, sub in (properties.items() if isinstance(properties, dict) else ()):
                 sub, _ = self.normalize(sub, base)  # always a dict
                 if "const" in sub:

@@ -15,18 +15,18 @@ document.
 from __future__ import annotations
 
 import copy
-from typing import Any, Union
+from typing import Any
+
+from ..schemas import JSONData
 
 Schema = dict[str, Any]
-#: A JSON value as a schema holds it: ``isinstance`` narrows it to a typed container.
-_Json = Union[Schema, list[Any], str, int, float, bool, None]
 
 
-def _as_list(kind: _Json) -> list[Any]:
+def _as_list(kind: JSONData) -> list[Any]:
     return list(kind) if isinstance(kind, list) else [kind]
 
 
-def _merge_type(first: _Json, second: _Json) -> Any:
+def _merge_type(first: JSONData, second: JSONData) -> Any:
     left, right = _as_list(first), _as_list(second)
     merged = [t for t in left if t in right]
     # integer is a number: the narrower type survives the intersection.
@@ -49,8 +49,8 @@ def _merge_maps(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]
 def merge_schemas(parts: list[Any]) -> Schema:
     """One schema equivalent, for serialization, to all of ``parts`` (already ``$ref``-free at top)."""
     merged: Schema = {}
-    part: _Json
-    value: _Json
+    part: JSONData
+    value: JSONData
     for part in parts:
         if part is True or part == {}:
             continue
@@ -80,7 +80,7 @@ def merge_schemas(parts: list[Any]) -> Schema:
             elif key == "nullable":
                 merged["nullable"] = merged["nullable"] is True and value is True
             elif key == "enum" and isinstance(value, list):
-                enum: _Json = merged.get("enum")
+                enum: JSONData = merged.get("enum")
                 if isinstance(enum, list):
                     merged["enum"] = [item for item in enum if item in value]
     return merged
