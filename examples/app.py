@@ -57,8 +57,8 @@ from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
 from framework.validation import ValidatorEngine
-from plugins.bearer_auth import bearer_auth
-from plugins.openapi import openapi
+from framework.plugins.bearer_auth import bearer_auth
+from framework.plugins.openapi import openapi
 
 #: The key accepted when ``API_KEYS`` is not set. For trying the example only.
 DEMO_KEY = "demo-key"

@@ -16,7 +16,7 @@ gunicorn's ``--reload`` or granian's (``pip install 'granian[reload]'``).
 ``print_plugins()`` after readying the application (then close it).
 
 ``openapi module:app`` prints the application's OpenAPI document (JSON), as
-``app.openapi()`` returns it: the application must register ``plugins.openapi``.
+``app.openapi()`` returns it: the application must register ``framework.plugins.openapi``.
 ``--indent N`` (default 2; 0 for one line), ``--output FILE``.
 
 ``explain module:app METHOD URL`` prints ``app.explain(METHOD, URL)``: the route, its
@@ -104,7 +104,7 @@ def _openapi(args: argparse.Namespace) -> int:
     app = load_app(args.app)
     app.ready()
     if not app.has_decorator("openapi"):
-        print(f"error: {args.app} does not register plugins.openapi on its root "
+        print(f"error: {args.app} does not register framework.plugins.openapi on its root "
               "(app.register(openapi, ...))", file=sys.stderr)
         return 1
     text = json.dumps(app.openapi(), indent=args.indent or None, ensure_ascii=False) + "\n"

@@ -222,5 +222,5 @@ class ContentTypeParsers:
 
     def needs_content_schema(self, essence: str) -> bool:
         """Whether a body schema must name ``essence`` in its ``content`` map to accept it
-        (a built-in parser's, or a parser that asks for it, like ``plugins.multipart``'s)."""
+        (a built-in parser's, or a parser that asks for it, like ``framework.plugins.multipart``'s)."""
         return self.is_builtin(essence) or bool(getattr(self.by_essence.get(essence), "needs_content_schema", False))

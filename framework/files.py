@@ -1,5 +1,5 @@
 """Files: ``reply.send_file`` on werkzeug's ``send_file``, and the safe path look-up
-``plugins.static`` serves from.
+``framework.plugins.static`` serves from.
 
 werkzeug does the HTTP part: ``ETag`` (from the file's mtime, size and path),
 ``Last-Modified``, ``If-None-Match``/``If-Modified-Since`` (304), ``Range``/``If-Range``

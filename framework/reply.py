@@ -169,7 +169,7 @@ class Reply:
         when ``max_age`` is given, and ``Content-Disposition: attachment`` with
         ``download_name``. A missing file is the not-found answer. The path is used as
         given: never build it from a request without ``werkzeug.security.safe_join``
-        (``plugins.static`` does)."""
+        (``framework.plugins.static`` does)."""
         from .files import send_file
         return send_file(self, path, download_name=download_name, max_age=max_age, mimetype=mimetype,
                          as_attachment=as_attachment)

@@ -5,7 +5,7 @@ registers it and of that context's descendants, and nothing else. Register it in
 child plugin to keep the other routes public::
 
     from framework import Framework
-    from plugins.bearer_auth import bearer_auth
+    from framework.plugins.bearer_auth import bearer_auth
 
     app = Framework()
 
@@ -82,7 +82,7 @@ unknown key, or ``auth`` returned ``False``            401  ``invalid authorizat
 =====================================================  ===  ==================================  ======================================
 
 Documentation tools learn what is guarded from the public ``bearer_auth_guard`` decorator
-(a :class:`BearerAuthGuard`) of the registering context: ``plugins.openapi`` marks those
+(a :class:`BearerAuthGuard`) of the registering context: ``framework.plugins.openapi`` marks those
 routes with an HTTP bearer security scheme.
 
 The header never echoes the key. Bad options (no ``keys`` and no ``auth``, ``keys`` a
@@ -300,7 +300,7 @@ def _bearer_auth(instance: Context, opts: Mapping[str, Any]) -> None:
 
 class BearerAuthGuard:
     """``instance.bearer_auth_guard``: what the plugin guards, for documentation tools
-    (``plugins.openapi`` asks ``route.context.has_decorator("bearer_auth_guard")``, then
+    (``framework.plugins.openapi`` asks ``route.context.has_decorator("bearer_auth_guard")``, then
     ``guards(route)``). Visible in the registering context and its descendants.
     """
 

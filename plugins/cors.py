@@ -4,7 +4,7 @@
 the context that registers it and of that context's descendants, and to no other route::
 
     from framework import Framework
-    from plugins.cors import cors
+    from framework.plugins.cors import cors
 
     app = Framework()
 

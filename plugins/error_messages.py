@@ -4,7 +4,7 @@ A validator plugin. It needs ``all_errors``, because it replaces the errors coll
 under a schema node, and with ``all_errors`` off validation stops at the first one::
 
     from framework import Framework
-    from plugins.error_messages import error_messages
+    from framework.plugins.error_messages import error_messages
 
     app = Framework(validator={"custom_options": {"all_errors": True},
                                "plugins": [error_messages]})
@@ -512,7 +512,7 @@ def check_error_message_schema(schema: Any) -> None:
 
 
 ALL_ERRORS_REQUIRED = (
-    "plugins.error_messages needs the validator option all_errors: pass "
+    "framework.plugins.error_messages needs the validator option all_errors: pass "
     "Framework(validator={'custom_options': {'all_errors': True}, 'plugins': [error_messages]}). "
     "errorMessage replaces the errors collected under a schema node, and without all_errors "
     "validation stops at the first one. Know the trade-off: with all_errors every request is "
@@ -532,7 +532,7 @@ def error_messages(engine: ValidatorEngine, opts: Mapping[str, Any] | None = Non
     keep_errors = bool(opts.pop("keep_errors", False))
     single_error = opts.pop("single_error", False)
     if opts:
-        raise ValueError(f"plugins.error_messages: unknown option(s) {', '.join(sorted(opts))}")
+        raise ValueError(f"framework.plugins.error_messages: unknown option(s) {', '.join(sorted(opts))}")
     if not engine.options.get("all_errors"):
         raise ValueError(ALL_ERRORS_REQUIRED)
     engine.add_keyword(KEYWORD)

@@ -17,7 +17,7 @@ Every draft-7 keyword the engine reports is covered: ``type``, ``required``,
 ``exclusiveMinimum``, ``exclusiveMaximum``, ``multipleOf``, ``pattern``, ``format``,
 ``uniqueItems``, ``additionalItems``, ``contains``, ``dependencies``, ``propertyNames``,
 ``anyOf``, ``oneOf``, ``not``, ``if`` and ``false schema``. Records of the
-``errorMessage`` keyword (:mod:`plugins.error_messages`) are the user's own text and
+``errorMessage`` keyword (:mod:`framework.plugins.error_messages`) are the user's own text and
 pass through unchanged; any other keyword gets the generic "should pass "<kw>" keyword
 validation" text. A record whose ``params`` lack what its message needs keeps its
 message.
@@ -25,7 +25,7 @@ message.
 Example: an error handler answering validation failures in German::
 
     from framework import Framework
-    from plugins.i18n import localize
+    from framework.plugins.i18n import localize
 
     app = Framework()
 

@@ -4,7 +4,7 @@ A validator plugin. Pass it in the factory's ``validator["plugins"]``; it rewrit
 schema before it is compiled (``engine.add_transform``)::
 
     from framework import Framework
-    from plugins.merge_patch import merge_patch
+    from framework.plugins.merge_patch import merge_patch
 
     app = Framework(validator={"plugins": [merge_patch]})
     app.add_schema({"$id": "item", "type": "object", "required": ["name"],

@@ -3,7 +3,7 @@
 ::
 
     from framework import Framework
-    from plugins.multipart import multipart
+    from framework.plugins.multipart import multipart
 
     app = Framework()
     app.register(multipart, file_size=50 * 1024 * 1024, files=2)

@@ -6,7 +6,7 @@ registers it and of that context's descendants (registered on the root: every ro
 adds ``instance.openapi()`` there::
 
     from framework import Framework
-    from plugins.openapi import openapi
+    from framework.plugins.openapi import openapi
 
     app = Framework()
     app.register(openapi, info={"title": "Items", "version": "1.0.0"},
@@ -78,7 +78,7 @@ What becomes of a route (one operation per method and path):
   ``operation_id`` (checked unique: a duplicate fails ``ready()`` with
   :class:`OpenAPIError`), ``deprecated``, ``security``, ``external_docs``, ``hide``
   (the route is left out), ``consumes`` and ``produces``.
-- A route that ``plugins.bearer_auth`` guards (its context and descendants, or a route with
+- A route that ``framework.plugins.bearer_auth`` guards (its context and descendants, or a route with
   its ``verify_bearer_auth`` hook) requires ``bearerAuth`` (an HTTP bearer scheme in
   ``components/securitySchemes``); other routes carry no requirement.
 
@@ -96,8 +96,8 @@ draft 7 becomes OpenAPI 3.1's JSON Schema: shared schemas (``add_schema``) becom
 inline schema with local references becomes a component of its own
 (``<method>_<path>.<part>``); ``definitions`` become ``$defs``, ``nullable: true`` a type
 list, tuple ``items`` ``prefixItems``, ``dependencies`` ``dependentRequired`` /
-``dependentSchemas``; ``$merge``/``$patch`` (``plugins.merge_patch``) are expanded and
-``errorMessage`` (``plugins.error_messages``) removed.
+``dependentSchemas``; ``$merge``/``$patch`` (``framework.plugins.merge_patch``) are expanded and
+``errorMessage`` (``framework.plugins.error_messages``) removed.
 
 The document is built once, at ``ready()`` (an ``on_ready`` hook), and its JSON kept:
 ``GET /documentation/json`` sends those bytes and builds nothing.
@@ -176,10 +176,10 @@ def _all_dicts(node: JSONData) -> Iterator[dict[str, Any]]:
 
 
 def _expanded(schema: JSONData, shared: Mapping[str, Any]) -> JSONData:
-    """``$merge``/``$patch`` resolved as ``plugins.merge_patch`` resolves them for the validator."""
+    """``$merge``/``$patch`` resolved as ``framework.plugins.merge_patch`` resolves them for the validator."""
     if not _has_merge_patch(schema):
         return schema
-    from plugins.merge_patch import expand
+    from framework.plugins.merge_patch import expand
     return expand(schema, shared)
 
 
@@ -597,7 +597,7 @@ def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
 
 
 def _guarded(route: Route) -> bool:
-    """Whether ``plugins.bearer_auth`` guards the route (asked through its public decorator)."""
+    """Whether ``framework.plugins.bearer_auth`` guards the route (asked through its public decorator)."""
     context = route.context
     if not context.has_decorator("bearer_auth_guard"):
         return False

@@ -3,7 +3,7 @@
 ::
 
     from framework import Framework
-    from plugins.static import static
+    from framework.plugins.static import static
 
     app = Framework()
     app.register(static, root="public", prefix="/assets")

@@ -1,7 +1,7 @@
 """An app whose first ready() fails (bearer_auth with no keys), never readied at import:
 the first request boots it (``test_hardening_server.py``)."""
 from framework import Framework
-from plugins.bearer_auth import bearer_auth
+from framework.plugins.bearer_auth import bearer_auth
 
 app = Framework()
 app.register(bearer_auth, keys=[])

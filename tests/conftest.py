@@ -1,7 +1,7 @@
 """Where the tests import the project from.
 
 Run from a checkout (``PYTHONPATH=. pytest``), the repository root is put on ``sys.path``
-and ``framework``/``plugins`` come from the source tree.
+and ``framework`` (with ``framework.plugins``) comes from the source tree.
 
 Under tox (``FRAMEWORK_TEST_INSTALLED=1``, set in tox.ini) they must come from the
 installed wheel instead, so that a packaging slip (a module or ``py.typed`` missing from
@@ -49,11 +49,11 @@ if str(SUPPORT_PATH) not in sys.path:
     sys.path.insert(0, str(SUPPORT_PATH))
 
 import framework  # noqa: E402  (after the sys.path set-up above, on purpose)
-import plugins  # noqa: E402
+import framework.plugins  # noqa: E402
 
 if INSTALLED:
     _site = pathlib.Path(sysconfig.get_paths()["purelib"]).resolve()
-    for _package in (framework, plugins):
+    for _package in (framework, framework.plugins):
         _file = pathlib.Path(_package.__file__).resolve()
         assert _file.is_relative_to(_site), (
             f"{_package.__name__} imported from {_file}, not from the installed package in {_site}")

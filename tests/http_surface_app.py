@@ -5,9 +5,9 @@ import tempfile
 import time
 
 from framework import Framework
-from plugins.cors import cors
-from plugins.multipart import multipart
-from plugins.static import static
+from framework.plugins.cors import cors
+from framework.plugins.multipart import multipart
+from framework.plugins.static import static
 
 app = Framework()
 answered = []

@@ -2,7 +2,7 @@
 from flask import Flask, abort, jsonify, request as flask_request
 
 from framework import Framework
-from plugins.bearer_auth import bearer_auth
+from framework.plugins.bearer_auth import bearer_auth
 
 legacy = Flask("legacy")
 legacy.config["PROPAGATE_EXCEPTIONS"] = True  # an exception reaches the context's error handler

@@ -20,7 +20,7 @@ from types import ModuleType
 import pytest
 from sphinx.cmd.build import build_main  # Sphinx is in the test extra: no skipping without it
 
-import plugins
+import framework.plugins
 from conftest import ROOT  # the checkout: docs/ is not part of the wheel
 
 DOCS = ROOT / "docs"
@@ -31,7 +31,7 @@ MODULES = ["framework", "framework.errors", "framework.testing", "framework.vali
 
 
 def plugin_modules() -> list[str]:
-    return sorted(f"plugins.{info.name}" for info in pkgutil.iter_modules(plugins.__path__)
+    return sorted(f"framework.plugins.{info.name}" for info in pkgutil.iter_modules(framework.plugins.__path__)
                   if not info.name.startswith("_"))
 
 

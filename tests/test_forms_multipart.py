@@ -1,11 +1,11 @@
-"""Form bodies (the built-in urlencoded parser), plugins.multipart, stream=True parsers."""
+"""Form bodies (the built-in urlencoded parser), framework.plugins.multipart, stream=True parsers."""
 import io
 import json
 
 import pytest
 
 from framework import Framework
-from plugins.multipart import MultipartOptionsError, multipart
+from framework.plugins.multipart import MultipartOptionsError, multipart
 
 FORM = "application/x-www-form-urlencoded"
 FORM_SCHEMA = {"content": {FORM: {"schema": {

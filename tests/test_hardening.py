@@ -315,7 +315,7 @@ def test_flask_style_tuple_is_a_500_saying_how_to_set_the_status(caplog):
 
 # E11. A failed boot stays failed.
 def test_failed_boot_stays_failed_and_never_serves_unguarded(caplog):
-    from plugins.bearer_auth import bearer_auth
+    from framework.plugins.bearer_auth import bearer_auth
 
     calls = []
 

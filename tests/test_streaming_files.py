@@ -1,4 +1,4 @@
-"""Streamed replies (generators, iterators, file objects), send_file, SSE and plugins.static."""
+"""Streamed replies (generators, iterators, file objects), send_file, SSE and framework.plugins.static."""
 import io
 import logging
 import os
@@ -6,7 +6,7 @@ import os
 import pytest
 
 from framework import Framework
-from plugins.static import StaticOptionsError, static
+from framework.plugins.static import StaticOptionsError, static
 
 
 def test_generator_is_streamed_without_content_length():

@@ -497,7 +497,7 @@ def test_msgspec_and_pydantic_bodies_are_built_and_their_replies_serialize() -> 
 def test_typed_routes_document_as_valid_openapi() -> None:
     from openapi_spec_validator import validate
 
-    from plugins.openapi import openapi
+    from framework.plugins.openapi import openapi
 
     app = Framework()
     app.register(openapi, info={"title": "typed", "version": "1"})

@@ -1,7 +1,7 @@
 """The validator's English error messages, Ajv 8's wording ("should" where Ajv says "must").
 
 One table, :data:`ENGLISH` (keyword -> ``fn(keyword, params) -> message``), read by the
-code generator for every static message and by ``plugins.i18n`` as its ``en`` table
+code generator for every static message and by ``framework.plugins.i18n`` as its ``en`` table
 (its other languages use the helpers here too). :func:`js_text` writes a value the way
 JavaScript prints it inside a message.
 """

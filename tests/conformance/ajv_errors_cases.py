@@ -6,7 +6,7 @@ import pathlib
 from typing import Any
 
 from framework import Framework
-from plugins.error_messages import error_messages
+from framework.plugins.error_messages import error_messages
 
 DATA = pathlib.Path(__file__).resolve().parent.parent / "data" / "conformance" / "ajv-errors-3.0.0.json"
 #: Plain Ajv, as the spec runs it: all errors, no coercion, defaults or removal.

@@ -1,4 +1,4 @@
-"""ajv-errors 3.0.0's own spec data, run through routes with ``plugins.error_messages``.
+"""ajv-errors 3.0.0's own spec data, run through routes with ``framework.plugins.error_messages``.
 
 The cases (``tests/data/conformance/ajv-errors-3.0.0.json``) were recorded from
 ajv-errors' spec at tag v3.0.0 run with Ajv 8: each schema, plugin options and data,

@@ -1,13 +1,13 @@
-"""plugins.bearer_auth through the public API: app.register + app.inject."""
+"""framework.plugins.bearer_auth through the public API: app.register + app.inject."""
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 
-import plugins.bearer_auth as bearer_module
+import framework.plugins.bearer_auth as bearer_module
 from framework import Framework
-from plugins.bearer_auth import BearerAuthOptionsError, bearer_auth
+from framework.plugins.bearer_auth import BearerAuthOptionsError, bearer_auth
 
 MISSING = {"error": "missing authorization header"}
 INVALID = {"error": "invalid authorization header"}

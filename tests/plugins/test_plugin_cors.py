@@ -1,11 +1,11 @@
-"""plugins.cors: origins, preflights scoped to the registering context, bearer-auth interplay."""
+"""framework.plugins.cors: origins, preflights scoped to the registering context, bearer-auth interplay."""
 import re
 
 import pytest
 
 from framework import Framework
-from plugins.bearer_auth import bearer_auth
-from plugins.cors import CorsOptionsError, cors
+from framework.plugins.bearer_auth import bearer_auth
+from framework.plugins.cors import CorsOptionsError, cors
 
 PREFLIGHT = {"Origin": "https://app.example", "Access-Control-Request-Method": "POST"}
 

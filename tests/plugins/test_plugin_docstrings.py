@@ -6,13 +6,13 @@ import textwrap
 
 import pytest
 
-import plugins.bearer_auth
-import plugins.error_messages
-import plugins.i18n
-import plugins.merge_patch
+import framework.plugins.bearer_auth
+import framework.plugins.error_messages
+import framework.plugins.i18n
+import framework.plugins.merge_patch
 
 
-@pytest.mark.parametrize("module", [plugins.i18n, plugins.merge_patch])
+@pytest.mark.parametrize("module", [framework.plugins.i18n, framework.plugins.merge_patch])
 def test_doctests(module):
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
@@ -33,7 +33,7 @@ def first_example(module) -> dict:
 
 
 def test_bearer_auth_example():
-    app = first_example(plugins.bearer_auth)["app"]
+    app = first_example(framework.plugins.bearer_auth)["app"]
 
     def get(url, authorization=None):
         return app.inject(url=url, headers={"authorization": authorization} if authorization else None)
@@ -51,7 +51,7 @@ def test_bearer_auth_example():
 
 
 def test_error_messages_example():
-    app = first_example(plugins.error_messages)["app"]
+    app = first_example(framework.plugins.error_messages)["app"]
     assert app.inject(method="POST", url="/users", json={"name": ""}).json()["message"] == \
         "body/name name must be a non-empty string, body age is required"
     assert app.inject(method="POST", url="/users", json={"name": "a", "age": -1}).json()["message"] == \
@@ -59,7 +59,7 @@ def test_error_messages_example():
 
 
 def test_merge_patch_example():
-    app = first_example(plugins.merge_patch)["app"]
+    app = first_example(framework.plugins.merge_patch)["app"]
     assert app.inject(method="POST", url="/items", json={"name": "a", "price": 1}).json() == \
         {"name": "a", "price": 1}
     assert app.inject(method="POST", url="/items", json={"name": "a"}).json()["message"] == \
@@ -68,7 +68,7 @@ def test_merge_patch_example():
 
 
 def test_i18n_example():
-    app = first_example(plugins.i18n)["app"]
+    app = first_example(framework.plugins.i18n)["app"]
     response = app.inject(method="POST", url="/users", json={})
     assert response.status_code == 400
     assert response.json() == [{"keyword": "required", "instance_path": "", "schema_path": "#/required",

@@ -1,10 +1,10 @@
-"""plugins.error_messages through the engine: Framework(validator={"plugins": [error_messages]})."""
+"""framework.plugins.error_messages through the engine: Framework(validator={"plugins": [error_messages]})."""
 from __future__ import annotations
 
 import pytest
 
 from framework import Framework
-from plugins.error_messages import error_messages
+from framework.plugins.error_messages import error_messages
 
 
 def make_app(body_schema, plugin_entry=error_messages, all_errors=True, attach=False):

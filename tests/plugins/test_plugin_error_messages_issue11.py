@@ -1,4 +1,4 @@
-"""Issue 11, items 12-14: plugins.error_messages with ajv-errors 3's matching, order and templates.
+"""Issue 11, items 12-14: framework.plugins.error_messages with ajv-errors 3's matching, order and templates.
 
 Through the public API: ``validator={"plugins": [error_messages]}`` and ``set_error_handler``.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from framework import Framework
-from plugins.error_messages import error_messages
+from framework.plugins.error_messages import error_messages
 
 
 def records(body_schema, body, options=None, shared=()):

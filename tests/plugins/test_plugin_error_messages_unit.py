@@ -1,11 +1,11 @@
-"""plugins.error_messages: the error processor on hand-built Ajv-shaped records."""
+"""framework.plugins.error_messages: the error processor on hand-built Ajv-shaped records."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from plugins.error_messages import apply_error_messages, check_error_message_schema
+from framework.plugins.error_messages import apply_error_messages, check_error_message_schema
 
 
 def used(errors):

@@ -1,11 +1,11 @@
-"""plugins.i18n: localized messages built from each record's keyword and params."""
+"""framework.plugins.i18n: localized messages built from each record's keyword and params."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from plugins.i18n import LANGUAGES, localize, message_for, negotiate
+from framework.plugins.i18n import LANGUAGES, localize, message_for, negotiate
 
 
 def record(keyword, params, instance_path="/x", message="engine text"):

@@ -1,11 +1,11 @@
-"""plugins.i18n with real engine errors: the seed's error-handler pattern (7, note 4)."""
+"""framework.plugins.i18n with real engine errors: the seed's error-handler pattern (7, note 4)."""
 from __future__ import annotations
 
 import pytest
 
 from framework import Framework
-from plugins.error_messages import error_messages
-from plugins.i18n import localize, negotiate
+from framework.plugins.error_messages import error_messages
+from framework.plugins.i18n import localize, negotiate
 
 BODY = {"type": "object", "required": ["name"], "additionalProperties": False,
         "properties": {

@@ -1,10 +1,10 @@
-"""plugins.merge_patch through the engine: $merge/$patch in route schemas."""
+"""framework.plugins.merge_patch through the engine: $merge/$patch in route schemas."""
 from __future__ import annotations
 
 import pytest
 
 from framework import Framework
-from plugins.merge_patch import merge_patch
+from framework.plugins.merge_patch import merge_patch
 
 ITEM = {"$id": "item", "type": "object", "required": ["name"],
         "properties": {"name": {"type": "string", "maxLength": 10},

@@ -1,11 +1,11 @@
-"""plugins.merge_patch: the pure functions (RFC 7396 merge, RFC 6902 patch, schema expansion)."""
+"""framework.plugins.merge_patch: the pure functions (RFC 7396 merge, RFC 6902 patch, schema expansion)."""
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from plugins.merge_patch import JsonPatchError, MergePatchError, apply_patch, expand, merge
+from framework.plugins.merge_patch import JsonPatchError, MergePatchError, apply_patch, expand, merge
 
 # RFC 7396 appendix A, every example.
 RFC7396 = [

@@ -1,4 +1,4 @@
-"""plugins.openapi: the document, route by route, on small applications."""
+"""framework.plugins.openapi: the document, route by route, on small applications."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,10 @@ import pytest
 from openapi_spec_validator import validate
 
 from framework import Framework
-from plugins.bearer_auth import bearer_auth
-from plugins.error_messages import error_messages
-from plugins.merge_patch import merge_patch
-from plugins.openapi import OpenAPIError, openapi, to_openapi_schema
+from framework.plugins.bearer_auth import bearer_auth
+from framework.plugins.error_messages import error_messages
+from framework.plugins.merge_patch import merge_patch
+from framework.plugins.openapi import OpenAPIError, openapi, to_openapi_schema
 
 
 def ok(request, reply):
@@ -372,7 +372,7 @@ def test_prefixed_root_route_is_documented_once():
 
 
 def test_the_document_is_built_once_and_served_as_cached_bytes(monkeypatch):
-    import plugins.openapi as module
+    import framework.plugins.openapi as module
     calls = []
     real = module.build_document
 
@@ -442,10 +442,10 @@ def test_remove_additional_false_keeps_closed_objects():
 def test_docstring_example_and_doctests():
     import doctest
 
-    import plugins.openapi
+    import framework.plugins.openapi
     from test_plugin_docstrings import first_example
 
-    namespace = first_example(plugins.openapi)
+    namespace = first_example(framework.plugins.openapi)
     assert "/items/{id}" in namespace["document"]["paths"]
-    result = doctest.testmod(plugins.openapi)
+    result = doctest.testmod(framework.plugins.openapi)
     assert result.attempted > 0 and result.failed == 0

@@ -31,4 +31,4 @@ def test_cli_without_the_plugin(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["openapi", "bare_app:app"]) == 1
-    assert "does not register plugins.openapi" in capsys.readouterr().err
+    assert "does not register framework.plugins.openapi" in capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""plugins.openapi on the example application: the document operation by operation, the
+"""framework.plugins.openapi on the example application: the document operation by operation, the
 document and the Swagger UI page served by gunicorn, the page rendered in headless
 Chromium, and schemathesis run against the server (``pytest -m schemathesis`` alone).
 """
