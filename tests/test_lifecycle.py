@@ -14,12 +14,13 @@ import pytest
 
 from conftest import SUPPORT_PATH
 from framework import Framework
-from test_server import HERE, free_port, wait_for
+from test_server import HERE, free_port, held_requests, wait_for
 
 
-def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0, **env):
-    """Start ``command``, send ``requests`` GET /id, wait until ``readied`` processes have
-    written their ready marker, stop it with ``sig``; the answers and the output."""
+def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0, workers=0, **env):
+    """Start ``command``, send ``requests`` GET /id, then held ones (``held_requests``) until
+    ``workers`` processes have answered (within a deadline), wait until ``readied`` processes
+    have written their ready marker, stop it with ``sig``; the answers and the output."""
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
                    LIFECYCLE_MARKERS=str(markers), **env)
     process = subprocess.Popen(command, cwd=HERE, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -30,7 +31,12 @@ def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0
         for _ in range(requests):
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/id", timeout=10) as response:
                 answers.append((json.loads(response.read()), response.headers["x-request-id"]))
-        wait_for_markers(markers, "ready", readied)
+        deadline = time.monotonic() + 60
+        while len({body["pid"] for body, _ in answers}) < workers:
+            assert time.monotonic() < deadline, f"{workers} workers did not all answer within 60 s"
+            answers += [(json.loads(body), headers["x-request-id"])
+                        for _, headers, body in held_requests(port, "/id", workers)]
+        assert wait_for_markers(markers, "ready", readied)
     finally:
         process.send_signal(sig)  # to the server's main process only, as a process manager does
         try:
@@ -97,7 +103,7 @@ def test_listen_runs_on_listen_then_on_close_in_its_process(tmp_path, server):
 def test_ready_at_import_on_every_worker_each_closes_and_ids_differ(tmp_path):
     port = free_port()
     answers, output = run_server(gunicorn(port, "-w", "2", "--threads", "1"), port, tmp_path, requests=40,
-                                 readied=2, LIFECYCLE_READY_AT_IMPORT="1")
+                                 readied=2, workers=2, LIFECYCLE_READY_AT_IMPORT="1")
     found = markers(tmp_path)
     assert len(found["ready"]) == 2 and found["close"] == found["ready"], output
     ids = [body["id"] for body, _ in answers]
@@ -106,9 +112,8 @@ def test_ready_at_import_on_every_worker_each_closes_and_ids_differ(tmp_path):
     by_worker = {}
     for body, _ in answers:
         by_worker.setdefault(body["pid"], set()).add(body["id"].rsplit("-", 1)[0])
-    if len(by_worker) == 2:  # both workers answered: each has its own prefix
-        first, second = by_worker.values()
-        assert len(first) == len(second) == 1 and first != second
+    first, second = by_worker.values()  # both workers answered: each has its own prefix
+    assert len(first) == len(second) == 1 and first != second
 
 
 def test_preload_readies_in_the_master_which_closes_and_forked_workers_make_other_ids(tmp_path):

@@ -25,17 +25,53 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def wait_for(port, process, timeout=30):
+def wait_for(port, process, timeout=60):
+    """Until the server answers HTTP on ``port`` (any status: the probe path is unknown).
+
+    A socket that accepts connections only shows the master has bound it: gunicorn's
+    workers may still be booting, and a test's own requests would then race their boot."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited with {process.returncode}: {process.stdout.read()}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
+            with socket.create_connection(("127.0.0.1", port), timeout=2) as sock:
+                sock.sendall(b"GET /__ready_probe__ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if sock.recv(16).startswith(b"HTTP/1."):
+                    return
         except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listened on {port}")
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"no HTTP answer on port {port} within {timeout} s")
+
+
+def held_requests(port, path, count, method="GET", headers=None, body=b"", timeout=20):
+    """``count`` requests for ``path`` on as many connections, all sent but the last CRLF of
+    the head, then completed together; the answers as ``(status, headers, body)``.
+
+    A sync worker that accepted one of them is busy until it completes, so the others go to
+    other idle workers: a way to reach several workers that does not depend on how the
+    kernel hands connections out (callers still check, from the answers or the access log,
+    which workers answered, and try again until a deadline)."""
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+    if body:
+        extra += f"Content-Length: {len(body)}\r\n"
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{extra}".encode()
+    sockets = [socket.create_connection(("127.0.0.1", port), timeout=timeout) for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.sendall(head)
+        for sock in sockets:
+            sock.sendall(b"\r\n" + body)
+        answers = []
+        for sock in sockets:
+            response = http.client.HTTPResponse(sock)
+            response.begin()
+            answers.append((response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()))
+        return answers
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def start(command, port):
