@@ -113,7 +113,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Callable, TypeGuard, TypeVar, overload
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote, urljoin, urlsplit
 
 from framework import Context, Reply, Request, plugin
 from framework.errors import UnresolvableRefError
@@ -696,6 +696,19 @@ _ASSETS = {"swagger-ui.css": "text/css; charset=utf-8",
            "swagger-ui-bundle.js": "application/javascript; charset=utf-8",
            "favicon-32x32.png": "image/png"}
 
+#: The page's own script: a file, not inline, so the page's policy can forbid inline scripts.
+#: It reads the document's URL from the page (where the mount puts it).
+_INIT_JS = b"""window.ui = SwaggerUIBundle({
+  url: document.getElementById("swagger-ui").dataset.url,
+  dom_id: "#swagger-ui",
+  deepLinking: true,
+  validatorUrl: null,
+  docExpansion: "list",
+  presets: [SwaggerUIBundle.presets.apis],
+  layout: "BaseLayout"
+});
+"""
+
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -705,22 +718,32 @@ _PAGE = """<!DOCTYPE html>
 <link rel="icon" type="image/png" href="{static}/favicon-32x32.png">
 </head>
 <body>
-<div id="swagger-ui"></div>
+<div id="swagger-ui" data-url="{json_url}"></div>
 <script src="{static}/swagger-ui-bundle.js"></script>
-<script>
-window.ui = SwaggerUIBundle({{
-  url: {json_url},
-  dom_id: "#swagger-ui",
-  deepLinking: true,
-  validatorUrl: null,
-  docExpansion: "list",
-  presets: [SwaggerUIBundle.presets.apis],
-  layout: "BaseLayout"
-}});
-</script>
+<script src="{static}/init.js"></script>
 </body>
 </html>
 """
+
+#: What the page may load: its own scripts and styles (Swagger UI sets inline styles and
+#: draws icons from data: URIs), requests to its own origin ("Try it out"), nothing framed.
+_PAGE_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+                "img-src 'self' data:; connect-src 'self'{servers}; object-src 'none'; base-uri 'none'; "
+                "form-action 'self'; frame-ancestors 'self'")
+
+#: A mount point the page may name in its links: path segments of URL-safe characters
+#: (the value comes from the WSGI server or middleware, through ``SCRIPT_NAME``).
+_MOUNT_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)*")
+
+
+def mount_path(request: Request) -> str:
+    """Where the application is mounted (``SCRIPT_NAME``, e.g. by werkzeug's
+    ``DispatcherMiddleware``), or ``""`` at the root or when the value is not a plain path."""
+    script_name: object = request.environ.get("SCRIPT_NAME", "")
+    if isinstance(script_name, str) and _MOUNT_PATH.fullmatch(script_name):
+        return script_name.rstrip("/")
+    return ""
+
 
 _MISSING_UI = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title></head>
@@ -759,7 +782,15 @@ class _Documentation:
     def send_json(self, request: Request, reply: Reply) -> Reply:
         if self.body is None:  # lazy apps, or a request from an on_ready hook
             self.build()
-        return reply.type("application/json; charset=utf-8").send(self.body)
+        assert self.body is not None
+        body = self.body
+        mounted = mount_path(request)
+        if mounted and not self.options.get("servers"):
+            # Mounted below a prefix: the operations' paths are relative to it ("Try it out"
+            # and generated clients must call the prefix), so the document names it.
+            servers = json.dumps([{"url": mounted}], separators=(",", ":")).encode("utf-8")
+            body = b'{"servers":' + servers + b"," + body[1:]
+        return reply.header("x-content-type-options", "nosniff").type("application/json; charset=utf-8").send(body)
 
 
 def _check_options(opts: Mapping[str, Any]) -> dict[str, Any]:
@@ -797,32 +828,45 @@ def _openapi(instance: Context, opts: Mapping[str, Any]) -> None:
     base = instance.prefix + route_prefix
     info: dict[str, Any] = options.get("info") or {}
     title = html.escape(str(info.get("title", "API")))
-    json_url = base + "/json"
     instance.get(route_prefix + "/json", dict(internal), documentation.send_json)
     files = _swagger_ui_files() if options.get("ui", True) else None
     if files is None:
-        if options.get("ui", True):
-            page = _MISSING_UI.format(title=title, json_url=html.escape(json_url)).encode("utf-8")
-            instance.log.warning("openapi: swagger-ui-bundle-v2 is not installed; %s explains how to install it", base)
-        else:
+        if not options.get("ui", True):
             return
+        template = _MISSING_UI
+        instance.log.warning("openapi: swagger-ui-bundle-v2 is not installed; %s explains how to install it", base)
     else:
-        page = _PAGE.format(title=title, static=base + "/static", json_url=json.dumps(json_url)).encode("utf-8")
+        template = _PAGE
         assets = {name: ((files / name).read_bytes(), content_type) for name, content_type in _ASSETS.items()}
+        assets["init.js"] = (_INIT_JS, "application/javascript; charset=utf-8")
 
         def static(request: Request, reply: Reply) -> Reply:
             found = assets.get(request.params["file"])
             if found is None:
                 return reply.call_not_found()
             body, content_type = found
-            return reply.header("cache-control", "public, max-age=86400").type(content_type).send(body)
+            return (reply.header("cache-control", "public, max-age=86400").header("x-content-type-options", "nosniff")
+                    .type(content_type).send(body))
 
         instance.get(route_prefix + "/static/:file", dict(internal), static)
+    origins = sorted({_origin(server["url"]) for server in options.get("servers") or ()} - {""})
+    policy = _PAGE_POLICY.format(servers="".join(" " + origin for origin in origins))
 
     def page_handler(request: Request, reply: Reply) -> Reply:
-        return reply.type("text/html; charset=utf-8").send(page)
+        # The links carry the mount point, so the page works below a DispatcherMiddleware prefix.
+        where = html.escape(mount_path(request) + base)
+        page = template.format(title=title, static=where + "/static", json_url=where + "/json")
+        return (reply.header("x-content-type-options", "nosniff").header("content-security-policy", policy)
+                .type("text/html; charset=utf-8").send(page.encode("utf-8")))
 
     instance.get(route_prefix, dict(internal), page_handler)
+
+
+def _origin(url: str) -> str:
+    """``scheme://host[:port]`` of an absolute server URL (its "Try it out" requests go
+    there), or ``""`` for a relative one."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else ""
 
 
 _openapi.__doc__ = __doc__

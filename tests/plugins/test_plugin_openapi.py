@@ -400,7 +400,9 @@ def test_the_page_and_its_assets_are_served_from_the_package():
     page = app.inject(url="/documentation")
     assert page.status_code == 200 and page.headers["content-type"] == "text/html; charset=utf-8"
     assert "&lt;Pets&gt;" in page.text and "//" not in page.text.replace("<!DOCTYPE", "")  # no CDN, no scheme
-    assert 'url: "/documentation/json"' in page.text and "validatorUrl: null" in page.text
+    assert 'data-url="/documentation/json"' in page.text
+    init = app.inject(url="/documentation/static/init.js")
+    assert b"dataset.url" in init.body and b"validatorUrl: null" in init.body
     script = app.inject(url="/documentation/static/swagger-ui-bundle.js")
     assert script.status_code == 200 and script.headers["content-type"].startswith("application/javascript")
     assert b"SwaggerUIBundle" in script.body
