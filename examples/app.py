@@ -348,7 +348,7 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
     # GET /documentation (Swagger UI) and /documentation/json: every route of the application.
     app.register(openapi, info={"title": "framework example", "version": "1.0.0",
                                 "description": "Encapsulation, bearer authentication and a validated CRUD API."},
-                 tags=[{"name": "items", "description": "The in-memory item store"}])
+                 tags=[{"name": "items", "description": "The item store (SQLite or PostgreSQL)"}])
 
     def private(instance: Any, opts: dict[str, Any]) -> None:
         instance.register(bearer_auth, keys=opts["keys"])

@@ -53,7 +53,7 @@ def test_the_example_document_is_valid_openapi_31(document):
     validate(document)
     assert document["openapi"] == "3.1.0"
     assert document["info"]["title"] == "framework example"
-    assert document["tags"] == [{"name": "items", "description": "The in-memory item store"}]
+    assert document["tags"] == [{"name": "items", "description": "The item store (SQLite or PostgreSQL)"}]
 
 
 def test_every_route_of_the_example_is_one_operation(document):
