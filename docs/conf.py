@@ -26,7 +26,8 @@ project = "framework"
 author = "framework contributors"
 copyright = "framework contributors"  # noqa: A001 (Sphinx's name)
 
-extensions = ["sphinx.ext.autodoc"]
+# doctest: the guide's examples run (tests/test_api_docs.py builds with ``-b doctest``).
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.doctest"]
 
 root_doc = "index"
 exclude_patterns = ["_build"]

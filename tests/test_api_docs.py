@@ -125,3 +125,18 @@ def test_the_readme_links_the_reference_and_says_how_to_build_it():
     assert "Documentation\n-------------\n" in readme
     assert "python -m sphinx -W --keep-going -b html docs docs/_build/html" in readme
     assert "docs/index.rst" in readme
+
+
+#: The pages written as prose (not generated from docstrings, whose examples
+#: tests/test_docs.py runs in their modules' namespaces).
+GUIDE_PAGES = ["tutorial.rst"]
+
+
+def test_the_guide_pages_examples_run(tmp_path):
+    """Sphinx's doctest builder runs every ``>>>`` example of the guide's pages."""
+    status = build_main(["-W", "--keep-going", "-q", "-b", "doctest", "-d", str(tmp_path / "doctrees"),
+                         str(DOCS), str(tmp_path / "doctest"), *(str(DOCS / page) for page in GUIDE_PAGES)])
+    report = (tmp_path / "doctest" / "output.txt").read_text(encoding="utf-8")
+    assert status == 0, report
+    tried = re.search(r"^\s*(\d+) tests", report, re.MULTILINE)
+    assert tried and int(tried.group(1)) >= 20 and "0 failures in tests" in report, report
