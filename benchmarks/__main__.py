@@ -1,6 +1,7 @@
 """``python -m benchmarks``: run the suite and print ratio tables.
 
 Full mode (the default) runs, in this order: the in-process runner (S1-S4),
+the feature-cost runner (what each optional feature adds to S1, benchmarks/features.py),
 the micro-benchmarks (benchmarks/validation.py, benchmarks/serialization.py),
 S5 start-up (1,000 routes; Fastify 4.29 beside ours when node and npm are
 present) and the HTTP runner (wrk against gunicorn, granian and uvicorn).  It
@@ -31,7 +32,7 @@ import traceback
 
 from benchmarks import contenders, report
 
-RUNNERS = ("inprocess", "micro", "startup", "http")
+RUNNERS = ("inprocess", "features", "micro", "startup", "http")
 SCENARIOS = ("S1", "S2", "S3", "S4")
 PACKAGES = ("werkzeug", "fastjsonschema", "ujson", "orjson", "jsonschema", "falcon", "flask",
             "bottle", "gunicorn", "granian", "fastapi", "pydantic", "litestar", "msgspec",
@@ -175,6 +176,17 @@ def main(argv=None):
         if any(s.startswith("failed") for s in res["status"].values()):
             ok = False
         print(report.inprocess_report(res), end="\n\n", flush=True)
+
+    if "features" in args.runners:
+        from benchmarks import features
+
+        log("feature-cost runner")
+        res = features.run(rounds=args.rounds, batch_seconds=args.batch_seconds,
+                           fixed_calls=100 if args.smoke else None, seed=args.seed, log=log)
+        results["features"] = res
+        if any(s != "ok" for s in res["status"].values()):
+            ok = False
+        print(features.report(res), end="\n\n", flush=True)
 
     if "micro" in args.runners:
         log("micro-benchmarks")

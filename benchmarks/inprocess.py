@@ -64,8 +64,12 @@ class _Capture:
 
 def call_once(app, scenario):
     """One request; returns (status code, headers, body bytes)."""
-    environ, body = make_environ(scenario)
-    environ["wsgi.input"] = io.BytesIO(body)
+    return call_environ(app, *make_environ(scenario))
+
+
+def call_environ(app, environ, body):
+    """One request with this environ and body; returns (status code, headers, body bytes)."""
+    environ = dict(environ, **{"wsgi.input": io.BytesIO(body)})
     capture = _Capture()
     result = app(environ, capture)
     try:

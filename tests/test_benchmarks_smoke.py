@@ -87,3 +87,12 @@ def test_wrk_lua_body_is_escaped():
     from benchmarks.http import _lua_string
 
     assert _lua_string(b'{"a": "q\\"x"}\n') == '"{\\034a\\034: \\034q\\092\\034x\\034}\\010"'
+
+
+def test_every_feature_checked_and_costed(smoke):
+    """The feature-cost table: every optional feature answers S1 with its effect, and is timed."""
+    _, results = smoke
+    features = results["features"]
+    assert features["status"] and all(verdict == "ok" for verdict in features["status"].values()), features["status"]
+    assert "bare" in features["rates"] and "cors" in features["rates"] and "hook on_send" in features["rates"]
+    assert all(rate > 0 for runs in features["rates"].values() for rate in runs)

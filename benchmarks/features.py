@@ -1,0 +1,189 @@
+"""Feature-cost runner: what each optional feature adds to a request, on S1.
+
+Each feature is the S1 application (``GET /hello`` -> ``{"hello":"world"}``) with that one
+feature turned on, and a request that exercises it (a valid bearer key, an allowed
+``Origin``, a forwarded address...). Every variant is checked first (status, body, the
+header the feature adds), then timed in-process like the in-process runner: interleaved
+rounds in a shuffled order, so machine noise hits every variant alike. The report gives,
+per feature, the median over rounds of the extra microseconds per request against the
+bare application timed in the same round, and the rate ratio.
+
+Later features (authentication schemes, rate limits, tracing, metrics) add a row to
+``FEATURES``: a name, a function that turns the feature on, the request headers that
+exercise it, and what to check in the answer.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from benchmarks import scenarios
+from benchmarks.inprocess import _timer, call_environ, make_environ
+
+BEARER_KEY = "benchmark-key-0123456789"
+ORIGIN = "https://app.example"
+
+
+def _logger() -> logging.Logger:
+    """A logger writing formatted records to ``os.devnull`` (the cost of building and
+    formatting them; a real handler's I/O comes on top)."""
+    logger = logging.getLogger("benchmarks.features")
+    if not logger.handlers:
+        handler = logging.StreamHandler(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s %(req_id)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+    return logger
+
+
+def _noop_hook(kind: str) -> Callable[[Any], None]:
+    def add(app: Any) -> None:
+        if kind in ("pre_serialization", "on_send"):
+            app.add_hook(kind, lambda request, reply, payload: payload)
+        else:
+            app.add_hook(kind, lambda request, reply: None)
+    return add
+
+
+def _bearer_auth(app: Any) -> None:
+    from framework.plugins.bearer_auth import bearer_auth
+
+    app.register(bearer_auth, keys={BEARER_KEY})
+
+
+def _cors(app: Any) -> None:
+    from framework.plugins.cors import cors
+
+    app.register(cors, origin=[ORIGIN])
+
+
+@dataclass(frozen=True)
+class Feature:
+    """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
+    the request ``headers`` that exercise it and a ``header`` the answer must carry."""
+
+    name: str
+    options: dict[str, Any] = field(default_factory=dict)
+    setup: Callable[[Any], None] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    header: str | None = None
+
+
+FEATURES = (
+    Feature("bare"),
+    Feature("request_logging", options={"request_logging": True, "logger": None}),
+    Feature("request_id_header", options={"request_id_header": "x-request-id"},
+            headers={"x-request-id": "abc-123"}, header="x-request-id"),
+    Feature("trust_proxy", options={"trust_proxy": True}, headers={"x-forwarded-for": "203.0.113.7"}),
+    Feature("decorate_request", setup=lambda app: app.decorate_request("user", None)),
+    Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
+    Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
+    *(Feature(f"hook {kind}", setup=_noop_hook(kind))
+      for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
+                   "on_send", "on_response")),
+)
+
+
+def create_app(feature: Feature) -> Any:
+    """The S1 application with ``feature`` on, readied."""
+    from framework import Framework
+
+    options = dict(feature.options)
+    if "logger" in options:
+        options["logger"] = _logger()
+    app = Framework(**options)
+    if feature.setup is not None:
+        feature.setup(app)
+    app.get("/hello", lambda request, reply: scenarios.HELLO)
+    app.ready()
+    return app
+
+
+def _environ(feature: Feature) -> tuple[dict[str, Any], bytes]:
+    environ, body = make_environ(scenarios.S1)
+    for name, value in feature.headers.items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    return environ, body
+
+
+def check(app: Any, feature: Feature) -> str | None:
+    """None when the variant answers S1 with the feature at work, else a reason."""
+    status, headers, data = call_environ(app, *_environ(feature))
+    reason = scenarios.S1.judge_body(status, data)
+    if reason is None and feature.header and not any(name.lower() == feature.header for name, _ in headers):
+        reason = f"no {feature.header} header in the answer"
+    return reason
+
+
+def run(rounds: int = 11, batch_seconds: float = 0.15, fixed_calls: int | None = None, seed: int = 1,
+        log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Check and time every feature; ``{"status": {...}, "rates": {name: [per round]}}``."""
+    apps: dict[str, Any] = {}
+    environs: dict[str, tuple[dict[str, Any], bytes]] = {}
+    status: dict[str, str] = {}
+    for feature in FEATURES:
+        try:
+            app = create_app(feature)
+            reason = check(app, feature)
+        except Exception as exc:  # noqa: BLE001 - report any failure as a failed check
+            reason = f"raised {type(exc).__name__}: {exc}"
+        status[feature.name] = "ok" if reason is None else "failed: " + reason
+        if reason is None:
+            apps[feature.name] = app
+            environs[feature.name] = _environ(feature)
+        log(f"  feature {feature.name:20s} {status[feature.name]}")
+    sizes = {}
+    for name, app in apps.items():
+        environ, body = environs[name]
+        _timer(app, environ, body, 50)
+        if fixed_calls:
+            sizes[name] = fixed_calls
+            continue
+        n = 100
+        while (elapsed := _timer(app, environ, body, n)) < 0.02:
+            n *= 4
+        sizes[name] = max(20, int(n * batch_seconds / elapsed))
+    rates: dict[str, list[float]] = {name: [] for name in apps}
+    rng = random.Random(seed)
+    for _ in range(rounds):
+        order = list(apps)
+        rng.shuffle(order)
+        for name in order:
+            gc.collect()
+            environ, body = environs[name]
+            rates[name].append(sizes[name] / _timer(apps[name], environ, body, sizes[name]))
+    return {"status": status, "rounds": rounds, "rates": rates}
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def report(result: dict[str, Any]) -> str:
+    """The feature-cost table: per feature, its rate, the extra microseconds per request and
+    the rate ratio against the bare application, medians of per-round figures."""
+    rates = result["rates"]
+    lines = [f"Feature cost on S1 (GET /hello), in-process, {result['rounds']} interleaved rounds",
+             f"{'feature':22s} {'req/s':>10s} {'+us/request':>12s} {'vs bare':>8s}"]
+    bare = rates.get("bare")
+    for feature in FEATURES:
+        name = feature.name
+        if name not in rates:
+            lines.append(f"{name:22s} {result['status'][name]}")
+            continue
+        rate = _median(rates[name])
+        if bare:
+            extra = _median([(1 / r - 1 / b) * 1e6 for r, b in zip(rates[name], bare)])
+            ratio = _median([r / b for r, b in zip(rates[name], bare)])
+            lines.append(f"{name:22s} {rate:10,.0f} {extra:12.2f} {ratio:8.2f}")
+        else:
+            lines.append(f"{name:22s} {rate:10,.0f} {'-':>12s} {'-':>8s}")
+    return "\n".join(lines)
