@@ -220,6 +220,13 @@ class InvalidHeaderNameError(FrameworkError):
     message_template = "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)"
 
 
+class InvalidCookieError(ValueError):
+    """``reply.set_cookie``/``clear_cookie`` got a name that is not an RFC 6265 token, or a
+    ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,
+    control characters) or is no host name. It carries no status: a client sees only the
+    fixed 500, never the value (which may come from the request)."""
+
+
 class FailedErrorSerializationError(FrameworkError):
     """An error reply could not be serialized either: the fixed 500 answered instead."""
 
