@@ -404,6 +404,14 @@ class RoutePathSyntaxError(FrameworkError):
                         "that literal text: write parameters as :name, use %s")
 
 
+class RouteParameterNameError(FrameworkError):
+    """A route path's parameter name holds a character no name can (``:x@y``), or an
+    optional parameter (``:id?``) is not the whole last segment."""
+
+    code = "FST_ERR_ROUTE_PARAM_NAME"
+    message_template = "%s"
+
+
 class SchemaUnknownKeyError(FrameworkError):
     """A route's ``schema`` has keys other than its parts (``body``, ``querystring``, ``params``,
     ``headers``, ``response``...)."""
