@@ -29,7 +29,7 @@ from .loader import PluginQueue
 from .reply import Reply
 from .request import Request
 from .route import Route, apply_types, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
-from .routing import join_prefix, normalize_prefix
+from .routing import expand_optional, join_prefix, normalize_prefix
 from .schemas import SchemaStore
 
 if TYPE_CHECKING:
@@ -440,8 +440,10 @@ class Context:
             hook(options)
         options["method"] = normalize_methods(options["method"])
         check_route_options(options)
-        # The router's options may make "/v1" and "/v1/" one path: declared once.
-        full_urls = dict.fromkeys(map(self._state.router.normalize, join_prefix(self._prefix, options["url"])))
+        # "/items/:id?" is two paths; the router's options may make "/v1" and "/v1/" one: declared once.
+        full_urls = dict.fromkeys(self._state.router.normalize(expanded)
+                                  for joined in join_prefix(self._prefix, options["url"])
+                                  for expanded in expand_optional(joined))
         for method_name in options["method"]:
             for full_url in full_urls:
                 route = Route(method_name, full_url, options, self)

@@ -220,6 +220,13 @@ class InvalidHeaderNameError(FrameworkError):
     message_template = "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)"
 
 
+class InvalidCookieError(ValueError):
+    """``reply.set_cookie``/``clear_cookie`` got a name that is not an RFC 6265 token, or a
+    ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,
+    control characters) or is no host name. It carries no status: a client sees only the
+    fixed 500, never the value (which may come from the request)."""
+
+
 class FailedErrorSerializationError(FrameworkError):
     """An error reply could not be serialized either: the fixed 500 answered instead."""
 
@@ -395,6 +402,14 @@ class RoutePathSyntaxError(FrameworkError):
     code = "FST_ERR_ROUTE_PATH_SYNTAX"
     message_template = ("Route path '%s' uses <name> or {name} for a parameter, which would match only "
                         "that literal text: write parameters as :name, use %s")
+
+
+class RouteParameterNameError(FrameworkError):
+    """A route path's parameter name holds a character no name can (``:x@y``), or an
+    optional parameter (``:id?``) is not the whole last segment."""
+
+    code = "FST_ERR_ROUTE_PARAM_NAME"
+    message_template = "%s"
 
 
 class SchemaUnknownKeyError(FrameworkError):

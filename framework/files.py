@@ -6,6 +6,11 @@ werkzeug does the HTTP part: ``ETag`` (from the file's mtime, size and path),
 (206 with ``Content-Range``; a range beyond the file is a 416), ``Accept-Ranges``, the
 content type from the file name, and the server's ``wsgi.file_wrapper`` for the body.
 Headers the reply already holds (CORS's, a hook's) are carried over onto its answer.
+
+A ``Range`` werkzeug would refuse but RFC 9110 says to serve is left out first, and the
+whole file is sent (200): a unit other than ``bytes`` (section 14.2: ignored), a suffix
+longer than the file (``bytes=-5000`` of 1,000 bytes: the entire representation, section
+14.1.3), and several ranges (a server may ignore ``Range``; werkzeug serves one only).
 """
 from __future__ import annotations
 
@@ -29,6 +34,8 @@ def send_file(reply: ReplyT, path: "str | os.PathLike[str]", *, download_name: s
     path = os.fspath(path)
     if not os.path.isfile(path):
         return reply.call_not_found()
+    if "HTTP_RANGE" in environ and _whole_file_instead(environ["HTTP_RANGE"], os.path.getsize(path)):
+        environ = {name: value for name, value in environ.items() if name != "HTTP_RANGE"}
     try:
         response = werkzeug_send_file(path, environ, mimetype=mimetype, download_name=download_name,
                                       as_attachment=bool(download_name) if as_attachment is None else as_attachment,
@@ -48,6 +55,20 @@ def send_file(reply: ReplyT, path: "str | os.PathLike[str]", *, download_name: s
         else:
             response.headers[name] = value
     return reply.send(response)
+
+
+def _whole_file_instead(header: str, size: int) -> bool:
+    """Whether a ``Range`` header is to be ignored (the whole file sent) rather than
+    answered 206 or 416 as werkzeug would."""
+    from werkzeug.http import parse_range_header
+
+    parsed = parse_range_header(header)
+    if parsed is None:  # werkzeug reads only byte ranges: another unit is ignored, bad bytes ones are a 416
+        return header.partition("=")[0].strip().lower() != "bytes"
+    if parsed.units != "bytes" or len(parsed.ranges) != 1:
+        return True
+    start, end = parsed.ranges[0]
+    return end is None and -start > size  # a suffix longer than the file: all of it
 
 
 def resolve_under(root: str, relative: str, *, dotfiles: bool = False) -> str | None:

@@ -110,15 +110,19 @@ class Reply:
                    samesite: str | None = None) -> Self:
         """Add a ``Set-Cookie`` header (formatted by werkzeug's ``dump_cookie``); each call
         adds one more. ``max_age`` is seconds or a ``timedelta``; ``expires`` a ``datetime``
-        or a timestamp; ``samesite`` ``"Strict"``, ``"Lax"`` or ``"None"``."""
-        from werkzeug.http import dump_cookie
-        return self.header("set-cookie", dump_cookie(name, value, max_age=max_age, expires=expires, path=path,
+        or a timestamp; ``samesite`` ``"Strict"``, ``"Lax"`` or ``"None"``. ``name`` must be
+        an RFC 6265 token, ``domain`` a host name and ``path`` start with ``/`` and hold no
+        ``;``, ``,``, space or control character: anything else raises
+        ``InvalidCookieError`` (a ``ValueError``) here, and a client sees only a 500."""
+        from .cookies import cookie_line
+        return self.header("set-cookie", cookie_line(name, value, max_age=max_age, expires=expires, path=path,
                                                      domain=domain, secure=secure, httponly=httponly,
                                                      samesite=samesite))
 
     def clear_cookie(self, name: str, path: str | None = "/", domain: str | None = None) -> Self:
         """Ask the client to delete cookie ``name`` (an empty value that expired in 1970);
-        ``path`` and ``domain`` must be those the cookie was set with."""
+        ``path`` and ``domain`` must be those the cookie was set with (and are checked as
+        :meth:`set_cookie` checks them)."""
         return self.set_cookie(name, "", max_age=0, expires=0, path=path, domain=domain)
 
     def get_header(self, name: str) -> str | list[str] | None:

@@ -190,13 +190,15 @@ def check_handler_signature(handler: Callable[..., Any], route: str) -> None:
 
 
 def check_path_syntax(url: str) -> None:
-    """Refuse Flask's ``/x/<id>`` and FastAPI's ``/x/{id}``: they would be static paths here."""
+    """Refuse Flask's ``/x/<id>`` and FastAPI's ``/x/{id}`` (they would be static paths
+    here), and parameter names no parameter can have (``routing.check_parameter_names``)."""
     if not isinstance(url, str):
         raise TypeError(f"A route's url must be a string, got {type(url).__name__}")
-    from .routing import strip_regexes
+    from .routing import check_parameter_names, strip_regexes
     if _FOREIGN_PARAMETER.search(strip_regexes(url)):  # ":id(\\d{3})": a regex's braces are not FastAPI's
         fixed = _FOREIGN_PARAMETER.sub(lambda m: ":" + (m.group(1) or m.group(2)).strip(), url)
         raise RoutePathSyntaxError(url, fixed)
+    check_parameter_names(url)
 
 
 def shortcut_options(method: str | list[str], path: str, options: dict[str, Any] | Callable[..., Any] | None,

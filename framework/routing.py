@@ -18,6 +18,13 @@ A segment is one of:
   cost of a regex the application writes is the application's choice;
 * ``*`` as the last segment: the rest of the path.
 
+A parameter name is letters, digits and ``_``; it ends at ``/``, ``-``, ``.``, ``(``,
+``)``, ``~`` or ``:``. Any other character (``:x@y``, ``:id!``) is refused when the route
+is declared (find-my-way would make it part of the name). ``:name?`` as the whole last
+segment is find-my-way's optional parameter: ``/items/:id?`` declares ``/items/:id`` and
+``/items`` (the parameter absent), each a route of its own; a trailing slash after it
+stays (``/files/:name?/`` is ``/files/:name/`` and ``/files/``).
+
 Router options (the ``Framework`` factory options of the same names, as in
 find-my-way): ``ignore_trailing_slash`` (``/a/`` is ``/a``), ``ignore_duplicate_slashes``
 (``//a///b`` is ``/a/b``), ``case_sensitive`` (``False``: static text matches in any
@@ -29,13 +36,18 @@ from __future__ import annotations
 import re
 from typing import Any, Generic, Iterator, TypeVar
 
-from .errors import DuplicatedRouteError, RouteParameterConflictError
+from .errors import DuplicatedRouteError, RouteParameterConflictError, RouteParameterNameError
 
 T = TypeVar("T")
 
 _DUPLICATE_SLASHES = re.compile(r"/{2,}")
 #: A parameter's name stops at these characters (find-my-way: ``:from-:to``, ``:file.:ext``).
 _NAME_END = frozenset("-.():/~")
+#: What a parameter name is made of.
+_NAME = re.compile(r"\w+\Z")
+_NAME_CHARACTER = re.compile(r"\w")
+#: An optional parameter: ``/:name?`` ending the path, before an optional trailing slash.
+_OPTIONAL = re.compile(r"/:(\w+)\?(/?)\Z")
 
 
 def is_static(path: str) -> bool:
@@ -111,6 +123,40 @@ def parse_segment(segment: str) -> list[tuple[str, str, str | None]]:
     if text:
         parts.append(("static", text, None))
     return parts
+
+
+def expand_optional(path: str) -> list[str]:
+    """The paths a declared path stands for: ``/items/:id?`` is ``/items/:id`` and
+    ``/items``; ``/:id?`` is ``/:id`` and ``/``; any other path is itself."""
+    found = _OPTIONAL.search(path)
+    if found is None:
+        return [path]
+    head, name, slash = path[:found.start()], found.group(1), found.group(2)
+    return [f"{head}/:{name}{slash}", head + slash or "/"]
+
+
+def check_parameter_names(path: str) -> None:
+    """Refuse a path whose parameter names hold a character no name can, or whose
+    optional parameter is not the whole last segment (``RouteParameterNameError``)."""
+    if ":" not in path:
+        return
+    for segment in split_path(expand_optional(path)[0]):
+        if ":" not in segment:
+            continue
+        parts = parse_segment(segment)
+        if all(kind == "static" for kind, _, _ in parts):
+            continue  # "::", a literal colon
+        for kind, text, _ in parts:
+            if "?" in text:  # a "?" left once the optional last parameter is taken out
+                raise RouteParameterNameError(
+                    f"Route path {path!r}: an optional parameter (:name?) must be a whole segment, the "
+                    "last one (a trailing '/' may follow): /items/:id? answers /items and /items/3")
+            if kind == "param" and not _NAME.match(text):
+                character = next(char for char in text if not _NAME_CHARACTER.match(char))
+                raise RouteParameterNameError(
+                    f"Route path {path!r}: the parameter name {text!r} holds {character!r}, which no "
+                    "parameter name can: a name is letters, digits and '_', and ends at '/', '-', '.' "
+                    "or '(' (a regex)")
 
 
 def strip_regexes(path: str) -> str:

@@ -31,7 +31,11 @@ Options (@fastify/cors's, in snake_case):
     ``"*"`` (default: any origin), a string (that origin, sent as is), a list of strings
     and compiled regexes, a compiled regex, ``True`` (reflect the request's origin),
     ``False`` (no CORS headers at all), or ``callable(origin, request)`` returning one
-    of those (it may be ``async``).
+    of those (it may be ``async``). A regex has to match the whole origin
+    (``re.fullmatch``: ``https://.*\\.example\\.com`` does not let in
+    ``https://a.example.com.attacker.net``). The ``null`` origin (sandboxed frames,
+    ``file:`` pages, some redirects) is allowed only when ``"null"`` is listed: ``True``
+    and regexes never reflect it.
 ``methods``
     The methods a preflight allows; default ``GET,HEAD,PUT,PATCH,POST,DELETE``.
 ``allowed_headers``
@@ -40,8 +44,10 @@ Options (@fastify/cors's, in snake_case):
 ``exposed_headers``
     Response headers a page may read (``Access-Control-Expose-Headers``).
 ``credentials``
-    ``True`` sends ``Access-Control-Allow-Credentials: true``; with ``origin="*"`` it is
-    refused when the plugin loads (``ready()`` fails): browsers reject that pair.
+    ``True`` sends ``Access-Control-Allow-Credentials: true``; with ``origin="*"`` or
+    ``origin=True`` it is refused when the plugin loads (``ready()`` fails): browsers
+    reject the first pair, and the second would let every site read a signed-in user's
+    data. With credentials, give the allowed origins as a list, a regex or a function.
 ``max_age``
     Seconds a browser may cache a preflight's answer.
 ``strict_preflight``
@@ -71,6 +77,10 @@ _Origin = Union[str, bool, "re.Pattern[str]", "tuple[str | re.Pattern[str], ...]
 #: The ``origin`` option once checked: an origin, or ``origin(request_origin, request)``
 #: returning one (or an awaitable of one; its result is not checked).
 _OriginOption = Union[_Origin, Callable[[Union[str, None], Request], Any]]
+
+
+_EXPLICIT_ORIGINS = ("list of allowed origins, a compiled regex or a function deciding per origin "
+                     "(origin=['https://app.example'])")
 
 
 class CorsOptionsError(ValueError):
@@ -106,8 +116,12 @@ def _allowed(request_origin: str, allowed: _Origin | list[str | re.Pattern[str]]
         return any(_allowed(request_origin, each) for each in allowed)
     if isinstance(allowed, str):
         return request_origin == allowed
+    if request_origin == "null":
+        # Opaque origins (sandboxed frames, file: pages) all send "null": only an
+        # explicit "null" entry lets them in, never a pattern or reflection.
+        return False
     if isinstance(allowed, re.Pattern):
-        return allowed.search(request_origin) is not None
+        return allowed.fullmatch(request_origin) is not None
     return bool(allowed)
 
 
@@ -145,7 +159,11 @@ class Cors:
         if self.credentials and self.origin == "*":
             raise CorsOptionsError(
                 "cors: credentials=True with origin='*' is refused by browsers (the Fetch standard): "
-                "list the allowed origins, or use origin=True to reflect the request's origin")
+                f"give origin a {_EXPLICIT_ORIGINS}")
+        if self.credentials and self.origin is True:
+            raise CorsOptionsError(
+                "cors: credentials=True with origin=True would let any site read a signed-in user's "
+                f"responses: give origin a {_EXPLICIT_ORIGINS}")
 
     def _resolve(self, request: Request) -> _Origin | list[str | re.Pattern[str]]:
         origin = self.origin

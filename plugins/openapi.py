@@ -64,6 +64,9 @@ What becomes of a route (one operation per method and path):
 
 - ``params``: one path parameter per ``:name`` of the URL (``{name}`` in the path); a
   trailing wildcard ``*`` is the parameter ``{*}`` (the rest of the path, ``/`` included).
+  An optional last parameter (``/items/:id?``) gives two paths, ``/items/{id}`` and
+  ``/items`` (OpenAPI has no optional path parameter), so an ``operation_id`` on such a
+  route is a duplicate.
 - ``querystring`` and ``headers`` (the short form too): one query or header parameter per
   property, ``required`` from the schema's ``required`` (header names lower-cased, as they
   are validated). A schema without ``properties`` is one free-form ``style: form`` object.
@@ -619,7 +622,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     options = dict(options or {})
     components = _Components(closed=not options.get("remove_additional", True))
     paths: dict[str, dict[str, Any]] = {}
-    seen: set[tuple[str, int]] = set()
+    seen: set[tuple[str, int, str]] = set()
     operation_ids: dict[str, str] = {}
     any_guarded = False
     uses_errors = False
@@ -630,9 +633,11 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         schema = route.schema
         if schema.get("hide"):
             continue
-        key = (route.method, id(route.options))
+        # "/items/" beside "/items": one declaration, documented once; "/items/:id?" is two
+        # paths ("/items/{id}" and "/items"): a path parameter is always required in OpenAPI.
+        key = (route.method, id(route.options), route.url.rstrip("/"))
         if key in seen:
-            continue  # "/items/" beside "/items": one declaration, documented once
+            continue
         seen.add(key)
         builder = _OperationBuilder(route, components, options)
         guarded = _guarded(route)

@@ -156,6 +156,33 @@ def test_send_file_ranges(files):
     assert refused.status_code == 416 and refused.headers["content-range"] == "bytes */10"
 
 
+def test_send_file_sends_the_whole_file_for_ranges_it_ignores(tmp_path):
+    # RFC 9110 14.2: an unknown range unit is ignored; a suffix longer than the file
+    # means the whole file (sent as a plain 200, as the issue asks); several ranges
+    # are ignored too (werkzeug serves one range only).
+    data = bytes(range(256)) * 4 + b"x" * 976  # 2,000 bytes
+    (tmp_path / "big.bin").write_bytes(data[:1000])
+    app = Framework()
+    app.get("/file", lambda request, reply: reply.send_file(tmp_path / "big.bin"))
+    for header in ("bytes=-5000", "bytes=-1001", "items=0-5", "Items=0-5", "pages=2", "bytes=0-1,5-6"):
+        response = app.inject(url="/file", headers={"Range": header})
+        assert response.status_code == 200, header
+        assert response.body == data[:1000]
+        assert response.headers["content-length"] == "1000"
+        assert "content-range" not in response.headers
+        assert response.headers["accept-ranges"] == "bytes"
+    exact = app.inject(url="/file", headers={"Range": "bytes=-1000"})
+    assert exact.status_code == 206 and exact.headers["content-range"] == "bytes 0-999/1000"
+    assert exact.body == data[:1000]
+    tail = app.inject(url="/file", headers={"Range": "bytes=-5"})
+    assert tail.status_code == 206 and tail.body == data[995:1000]
+    assert tail.headers["content-range"] == "bytes 995-999/1000"
+    for header in ("bytes=5000-", "bytes=1000-1005", "bytes=-0"):
+        refused = app.inject(url="/file", headers={"Range": header})
+        assert refused.status_code == 416, header
+        assert refused.headers["content-range"] == "bytes */1000" and refused.body == b""
+
+
 def test_send_file_keeps_the_reply_headers(files):
     app = Framework()
     app.add_hook("on_request", lambda request, reply: reply.header("x-hook", "1"))

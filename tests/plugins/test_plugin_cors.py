@@ -122,3 +122,47 @@ def test_user_options_route_kept_and_preflight_false():
     app.register(api)
     assert app.inject(method="OPTIONS", url="/y", headers=PREFLIGHT).text == "mine"
     assert app.inject(method="OPTIONS", url="/x", headers=PREFLIGHT).status_code == 404
+
+
+def test_reflecting_every_origin_with_credentials_is_refused_at_ready():
+    # origin=True reflects any origin; with credentials any site could read a logged-in user's data.
+    with pytest.raises(CorsOptionsError, match="credentials=True with origin=True") as refused:
+        build(origin=True, credentials=True).ready()
+    assert "list of allowed origins, a compiled regex or a function" in str(refused.value)
+
+
+def test_star_with_credentials_message_points_at_an_explicit_list():
+    with pytest.raises(CorsOptionsError) as refused:
+        build(credentials=True).ready()
+    message = str(refused.value)
+    assert "origin=True" not in message
+    assert "list of allowed origins" in message
+
+
+def test_null_origin_is_not_reflected_unless_listed():
+    reflecting = build(origin=True)
+    ok = reflecting.inject(url="/api/items", headers={"Origin": "https://any.example"})
+    assert ok.status_code == 200 and ok.headers["access-control-allow-origin"] == "https://any.example"
+    for app in (reflecting, build(origin=[re.compile(r".*")], credentials=True)):
+        response = app.inject(url="/api/items", headers={"Origin": "null"})
+        assert response.status_code == 200 and response.json() == [1]
+        assert "access-control-allow-origin" not in response.headers
+        preflight = app.inject(method="OPTIONS", url="/api/items", headers={**PREFLIGHT, "Origin": "null"})
+        assert "access-control-allow-origin" not in preflight.headers
+    listed = build(origin=["https://a.example", "null"], credentials=True)
+    response = listed.inject(url="/api/items", headers={"Origin": "null"})
+    assert response.headers["access-control-allow-origin"] == "null"
+    assert response.headers["access-control-allow-credentials"] == "true"
+
+
+def test_origin_regex_matches_the_whole_origin():
+    app = build(origin=re.compile(r"https://.*\.example\.com"), credentials=True)
+    ok = app.inject(url="/api/items", headers={"Origin": "https://app.example.com"})
+    assert ok.headers["access-control-allow-origin"] == "https://app.example.com"
+    for origin in ("https://evil.example.com.attacker.net", "xhttps://a.example.com"):
+        response = app.inject(url="/api/items", headers={"Origin": origin})
+        assert response.status_code == 200
+        assert "access-control-allow-origin" not in response.headers
+    in_a_list = build(origin=["https://x.example", re.compile(r"https://.*\.example\.com")])
+    response = in_a_list.inject(url="/api/items", headers={"Origin": "https://evil.example.com.attacker.net"})
+    assert "access-control-allow-origin" not in response.headers
