@@ -12,6 +12,10 @@ generator, ``iter(...)``, a text file's lines) or a binary file object:
   truncated answer rather than one that looks complete;
 * ``on_response`` hooks run once the server has closed the body (after the last chunk,
   or after the client went away); the generator is closed first (its ``finally`` runs);
+* server-sent events with a heartbeat are pulled by a thread of their own: when the client
+  goes away, that thread closes them (their ``finally`` runs) as soon as they yield their
+  next event, and ends, so a source that waits a long time for an event holds its thread
+  that long;
 * a file object goes through the server's ``wsgi.file_wrapper`` when it offers one (for
   ``sendfile``), unless ``on_response`` hooks must run at its end;
 * a HEAD request, a 204 or a 304 sends no body and closes the iterator unread.
