@@ -12,6 +12,10 @@ generator, ``iter(...)``, a text file's lines) or a binary file object:
   truncated answer rather than one that looks complete;
 * ``on_response`` hooks run once the server has closed the body (after the last chunk,
   or after the client went away); the generator is closed first (its ``finally`` runs);
+* server-sent events with a heartbeat are pulled by a thread of their own: when the client
+  goes away, that thread closes them (their ``finally`` runs) as soon as they yield their
+  next event, and ends, so a source that waits a long time for an event holds its thread
+  that long;
 * a file object goes through the server's ``wsgi.file_wrapper`` when it offers one (for
   ``sendfile``), unless ``on_response`` hooks must run at its end;
 * a HEAD request, a 204 or a 304 sends no body and closes the iterator unread.
@@ -27,6 +31,7 @@ gunicorn's sync worker, which serves one request at a time and times out after 3
 from __future__ import annotations
 
 import io
+import logging
 import os
 import queue
 import threading
@@ -210,53 +215,103 @@ def format_event(event: dict[str, Any] | str | bytes) -> bytes:
     return ("\n".join(lines) + "\n\n").encode()
 
 
-_END = object()
+_HEARTBEAT = b": heartbeat\n\n"
+# What the producer thread hands to the server's thread.
+_EVENT, _END, _ERROR = "event", "end", "error"
+#: How long a producer waits on a full queue before it looks again whether the client left.
+_POLL = 0.5
 
 
-def _events_with_heartbeat(events: Iterable[Any], heartbeat: float, retry: int | None) -> Iterator[bytes]:
-    """The event stream: the events pulled by a thread, a comment every ``heartbeat``
-    seconds while none comes."""
-    yield f"retry: {retry}\n\n".encode() if retry is not None else b": stream open\n\n"
-    pending: queue.Queue[Any] = queue.Queue(maxsize=16)
-    stop = threading.Event()
-    source = iter(events)
+def _stream_head(retry: int | None) -> bytes:
+    return f"retry: {retry}\n\n".encode() if retry is not None else b": stream open\n\n"
 
-    def produce() -> None:
+
+class _HeartbeatEvents:
+    """The event stream with a heartbeat: ``events`` is pulled by a thread of its own (it
+    may wait for its next event as long as it likes) into a small queue; the server's
+    thread sends what arrives, and a comment every ``heartbeat`` seconds while nothing does.
+
+    The server calls ``close()`` when the client leaves, possibly from another thread while
+    ``__next__`` waits. A running generator can only be closed by the thread running it, so
+    ``close()`` raises a flag: the producer never waits more than ``_POLL`` on a full queue
+    without looking at it, and once it sees it, it stops, closes ``events`` (their
+    ``finally`` runs) and its thread ends. A producer waiting inside ``events`` for their
+    next event stops when that event comes."""
+
+    __slots__ = ("_head", "_source", "_heartbeat", "_log", "_pending", "_closed", "_started")
+
+    def __init__(self, events: Iterable[Any], heartbeat: float, retry: int | None, log: logging.Logger) -> None:
+        self._head: bytes | None = _stream_head(retry)
+        self._source = iter(events)
+        self._heartbeat = heartbeat
+        self._log = log
+        self._pending: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=16)
+        self._closed = threading.Event()
+        self._started = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self
+
+    def __next__(self) -> bytes:
+        head = self._head
+        if head is not None:
+            # The first chunk is asked for by streaming.start(), before the server holds the
+            # body: close() cannot run meanwhile, so starting needs no lock.
+            self._head = None
+            self._started = True
+            threading.Thread(target=self._produce, name="sse-events", daemon=True).start()
+            return head
+        while not self._closed.is_set():
+            try:
+                kind, value = self._pending.get(timeout=self._heartbeat)
+            except queue.Empty:
+                return _HEARTBEAT
+            if kind == _EVENT:
+                return format_event(value)
+            self._closed.set()  # the producer is done
+            if kind == _ERROR:
+                raise value
+        raise StopIteration
+
+    def close(self) -> None:
+        self._closed.set()
+        if not self._started:  # no thread runs the events: close them here
+            _close(self._source)
+            return
+        try:  # wake a __next__ waiting in another thread (a full queue wakes it anyway)
+            self._pending.put_nowait((_END, None))
+        except queue.Full:
+            pass
+
+    def _put(self, kind: str, value: Any) -> bool:
+        """Queue an item for the server's thread; ``False`` once the stream is closed."""
+        while not self._closed.is_set():
+            try:
+                self._pending.put((kind, value), timeout=_POLL)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _produce(self) -> None:
+        source = self._source
         try:
             for event in source:
-                while not stop.is_set():
-                    try:
-                        pending.put(("event", event), timeout=0.5)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    break
-            pending.put(("end", None))
-        except BaseException as error:  # handed to the response's thread
-            pending.put(("error", error))
+                if not self._put(_EVENT, event):
+                    return
+            self._put(_END, None)
+        except BaseException as error:  # handed to the server's thread, which logs it
+            if not self._put(_ERROR, error):
+                self._log.error("the events of a closed server-sent stream failed: %r", error, exc_info=error)
         finally:
-            _close(source)
-
-    threading.Thread(target=produce, name="sse-events", daemon=True).start()
-    try:
-        while True:
             try:
-                kind, value = pending.get(timeout=heartbeat)
-            except queue.Empty:
-                yield b": heartbeat\n\n"
-                continue
-            if kind == "end":
-                return
-            if kind == "error":
-                raise value
-            yield format_event(value)
-    finally:
-        stop.set()
+                _close(source)
+            except Exception as error:
+                self._log.error("closing the events of a server-sent stream failed: %r", error, exc_info=error)
 
 
 def _events(events: Iterable[Any], retry: int | None) -> Iterator[bytes]:
-    yield f"retry: {retry}\n\n".encode() if retry is not None else b": stream open\n\n"
+    yield _stream_head(retry)
     source = iter(events)
     try:
         for event in source:
@@ -272,5 +327,9 @@ def send_sse(reply: ReplyT, events: Iterable[Any], heartbeat: float | None, retr
     reply.header("content-type", "text/event-stream; charset=utf-8")
     reply.header("cache-control", "no-cache")
     reply.header("x-accel-buffering", "no")
-    body = _events(events, retry) if heartbeat is None else _events_with_heartbeat(events, heartbeat, retry)
+    body: Iterator[bytes]
+    if heartbeat is None:
+        body = _events(events, retry)
+    else:
+        body = _HeartbeatEvents(events, heartbeat, retry, reply._route.log)
     return reply.send(body)
