@@ -174,3 +174,86 @@ def test_multipart_bad_requests_and_options():
     for options in ({"files": 0}, {"file_size": "big"}, {"nope": 1}):
         with pytest.raises(MultipartOptionsError):
             upload_app(**options).ready()
+
+
+# -- Issue 20: text fields have a memory limit of their own ------------------------------
+
+_RSS_SCRIPT = r"""
+import json, resource, sys
+from framework import Framework
+from framework.plugins.multipart import multipart
+
+FIELD, COUNT = 100_000, int(sys.argv[1])
+PART = b'--B\r\nContent-Disposition: form-data; name="f"\r\n\r\n' + b"x" * FIELD + b"\r\n"
+END = b"--B--\r\n"
+
+
+class Body:
+    # COUNT fields of 100 kB, produced as they are read: the body itself is never in memory.
+    def __init__(self):
+        self.at, self.size = 0, len(PART) * COUNT + len(END)
+
+    def read(self, n=-1):
+        n = self.size - self.at if n is None or n < 0 else min(n, self.size - self.at)
+        out = bytearray()
+        while len(out) < n:
+            part, offset = divmod(self.at + len(out), len(PART))
+            source = PART if part < COUNT else END
+            out += source[offset:offset + n - len(out)]
+        self.at += len(out)
+        return bytes(out)
+
+
+app = Framework()
+app.register(multipart)
+app.post("/any", lambda request, reply: {"fields": len(request.body)})
+small = b'--B\r\nContent-Disposition: form-data; name="f"\r\n\r\nx\r\n--B--\r\n'
+headers = {"Content-Type": "multipart/form-data; boundary=B"}
+assert app.inject(method="POST", url="/any", headers=headers, body=small).status_code == 200  # warm
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+body = Body()
+# chunked (no Content-Length to refuse up front): the body is read until a limit stops it
+response = app.inject(method="POST", url="/any", headers={**headers, "Transfer-Encoding": "chunked"},
+                      **{"wsgi.input": body, "wsgi.input_terminated": True,
+                         "CONTENT_TYPE": headers["Content-Type"]})
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"status": response.status_code, "body": response.json(), "body_size": body.size,
+                  "read": body.at, "peak_growth_kib": after - before}))
+"""
+
+
+def test_text_fields_total_is_limited_and_peak_rss_stays_low():
+    """Repro: 999 text fields of 100 kB (each under field_size, 1 MiB then), a 100 MB
+    chunked body: status 200, all held in memory, peak RSS +96 MiB. Now the fields'
+    total has a limit of its own (form_memory_size, 500 KiB): a 413 as soon as it is
+    passed, and the peak does not move (+0 MiB measured)."""
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, "999"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    measured = json.loads(result.stdout)
+    assert measured["status"] == 413, measured
+    assert measured["body"]["code"] == "FST_MULTIPART_LIMIT"
+    assert "form_memory_size" in measured["body"]["message"]
+    assert measured["body_size"] > 99_000_000
+    assert measured["read"] < 2_000_000  # refused mid-stream, just past the 500 KiB
+    assert measured["peak_growth_kib"] < 16 * 1024, measured  # a 100 MB body: under 16 MiB
+
+
+def test_form_memory_size_option():
+    app = upload_app(form_memory_size=100, field_size=60)
+    ok, content_type = multipart_body([("title", "x" * 50), ("n", "1" * 40)])
+    assert app.inject(method="POST", url="/any", headers={"Content-Type": content_type},
+                      body=ok).status_code == 200
+    over, _ = multipart_body([("title", "x" * 50), ("n", "1" * 51)])
+    response = app.inject(method="POST", url="/any", headers={"Content-Type": content_type}, body=over)
+    assert response.status_code == 413
+    assert response.json()["message"] == ("multipart body over its limit: the text fields are larger than "
+                                           "form_memory_size (100 bytes)")
+    # files do not count toward the text fields' memory
+    with_file, _ = multipart_body([("title", "x" * 50)], [("doc", "a.txt", b"y" * 5000, "text/plain")])
+    assert app.inject(method="POST", url="/any", headers={"Content-Type": content_type},
+                      body=with_file).json() == {"body": {"title": "x" * 50}, "files": 1}
+    with pytest.raises(MultipartOptionsError, match="field_size"):
+        upload_app(form_memory_size=100, field_size=200).ready()
