@@ -233,4 +233,4 @@ class ContentTypeParsers:
     def content_validator(self, essence: str) -> ContentValidator | None:
         """How the parser of ``essence`` builds its content schema's validator, if it says."""
         parser = self.by_essence.get(essence)
-        return parser.content_validator if type(parser) is StreamParser else None
+        return parser.content_validator if isinstance(parser, StreamParser) else None

@@ -1,4 +1,4 @@
-"""``multipart/form-data`` uploads (the @fastify/multipart plugin), on werkzeug's parser.
+"""``multipart/form-data`` uploads (the @fastify/multipart plugin), on werkzeug's decoder.
 
 ::
 
@@ -9,18 +9,20 @@
     app.register(multipart, file_size=50 * 1024 * 1024, files=2)
 
     @app.post("/upload", schema={"body": {"content": {"multipart/form-data": {"schema": {
-        "type": "object", "required": ["title"], "properties": {"title": {"type": "string"}}}}}}})
+        "type": "object", "required": ["title", "document"],
+        "properties": {"title": {"type": "string"},
+                       "document": {"type": "string", "format": "binary"}}}}}}})
     def upload(request, reply):
-        upload = request.files["document"]          # a werkzeug FileStorage
+        upload = request.body["document"]           # a werkzeug FileStorage
         upload.save(f"/srv/uploads/{request.params...}")   # or read upload.stream
         return {"title": request.body["title"], "name": upload.filename, "type": upload.content_type}
 
 ``multipart`` is wrapped with ``plugin(...)``: it adds the ``multipart/form-data`` parser
 to the registering context (and its descendants). The body is read from ``wsgi.input``
-as it arrives (``add_content_type_parser(..., stream=True)``) by
-``werkzeug.formparser.MultiPartParser``; it is never held in memory whole. Each file is
-spooled to a temporary file (in memory up to ``spool_size`` bytes, then on disk) and
-closed (deleted) once the response has gone out.
+as it arrives (``add_content_type_parser(..., stream=True)``) through werkzeug's sans-IO
+``MultipartDecoder``; it is never held in memory whole. Each file is spooled to a
+temporary file (in memory up to ``spool_size`` bytes, then on disk) and closed (deleted)
+once the response has gone out.
 
 ``request.body`` holds the text fields (a repeated name gives a list, as in the query
 string), validated by the route's ``multipart/form-data`` content schema; a route whose
@@ -29,13 +31,24 @@ body schema is a plain (JSON) schema refuses multipart bodies with 415, as it do
 (``filename``, ``content_type``, ``stream``, ``save(path)``; ``getlist(name)`` for
 several files under one name); it is empty for other requests.
 
+File parts are declared in the content schema the OpenAPI way: a property
+``{"type": "string", "format": "binary"}`` is one file, ``{"type": "array", "items":
+{"type": "string", "format": "binary"}}`` several under one name. Such a property is
+validated as a file part (``required`` applies to it; a text field under its name, or
+several files for a one-file property, is a 400) and ``request.body`` holds its
+``FileStorage`` (a list for an array). Only the property's presence (and an array's
+``minItems``/``maxItems``) is checked; its other keywords speak of strings, not files.
+
 Limits (each exceeded limit is a 413, raised while the body is being read, so the rest
 of an oversized upload is never read): ``file_size`` (bytes per file, default 1 MiB),
 ``files`` (number of files, default 10), ``fields`` (number of text fields, default
-1000), ``field_size`` (bytes per text field, default 1 MiB), ``parts`` (files and fields
-together, default 1000). ``spool_size`` (default 1 MiB) is how much of a file stays in
-memory before it goes to disk. The route's ``body_limit`` does not apply to multipart
-bodies (their limits are these), unless the route sets one itself.
+1000), ``form_memory_size`` (bytes of all the text fields together, which are held in
+memory, default 500 KiB, as werkzeug's ``max_form_memory_size``), ``field_size`` (bytes
+per text field, default ``form_memory_size``; no larger than it), ``parts`` (files and
+fields together, default 1000). ``spool_size`` (default 1 MiB) is how much of a file
+stays in memory before it goes to disk. A part's headers may take 16 KiB. The route's
+``body_limit`` does not apply to multipart bodies (their limits are these), unless the
+route sets one itself.
 """
 from __future__ import annotations
 
@@ -43,14 +56,17 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Callable
 
+from werkzeug.datastructures import FileStorage, Headers, ImmutableMultiDict, MultiDict
+from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.http import parse_options_header
+from werkzeug.sansio.multipart import Data, Epilogue, Event, Field, File, MultipartDecoder, NeedData
+
 from framework import Context, Reply, Request, plugin
 from framework.body import BoundedStream
 from framework.errors import SchemaValidationFailure, create_error
-from framework.schemas import escape_token, normalize_input_schema
+from framework.schemas import escape_token, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
-    from werkzeug.datastructures import FileStorage, Headers, ImmutableMultiDict, MultiDict
-
     class _MultipartRequest(Request):
         """A request where the plugin applies: ``request.files`` is decorated."""
 
@@ -68,7 +84,7 @@ _LIMITS = {"file_size": 1_048_576, "files": 10, "fields": 1000, "form_memory_siz
            "spool_size": 1_048_576}
 #: Bytes read from the body at a time.
 _CHUNK = 65536
-#: The most a part's headers may take (werkzeug's parser buffers them whole).
+#: The most a part's headers may take (the decoder buffers them whole).
 _HEADERS_SIZE = 16384
 
 
@@ -99,7 +115,6 @@ class _SizedSpool:
 
 def _charset(headers: Headers) -> str:
     """A text field's charset: its ``Content-Type``'s if it is one of werkzeug's safe list, else UTF-8."""
-    from werkzeug.http import parse_options_header
     charset = parse_options_header(headers.get("content-type"))[1].get("charset", "").lower()
     return charset if charset in {"ascii", "us-ascii", "utf-8", "iso-8859-1"} else "utf-8"
 
@@ -110,7 +125,6 @@ class _Reader:
     rest of an oversized body is never read."""
 
     def __init__(self, limits: dict[str, int]) -> None:
-        from werkzeug.datastructures import MultiDict
         self.limits = limits
         self.fields: MultiDict[str, str] = MultiDict()
         self.files: MultiDict[str, FileStorage] = MultiDict()
@@ -119,56 +133,67 @@ class _Reader:
         self.spools: list[_SizedSpool] = []
         #: Bytes of text held so far, every field together (``form_memory_size``).
         self.form_memory = 0
+        # The part being read: its headers event, and its spool (a file) or its text so far (a field).
+        self.part: Field | File | None = None
+        self.spool: _SizedSpool | None = None
+        self.text: list[bytes] = []
+        self.field_size = 0
 
     def read(self, stream: BoundedStream, boundary: bytes) -> None:
-        from werkzeug.datastructures import FileStorage
-        from werkzeug.exceptions import RequestEntityTooLarge
-        from werkzeug.sansio.multipart import Data, Epilogue, Field, File, MultipartDecoder, NeedData
 
         # The decoder's own bound is on its buffer: what one read adds, plus a part's headers.
         decoder = MultipartDecoder(boundary, _CHUNK + _HEADERS_SIZE)
-        part: Field | File | None = None
-        spool: _SizedSpool | None = None
-        text: list[bytes] = []
-        field_size = 0
         while True:
             data = stream.read(_CHUNK)
             try:
                 decoder.receive_data(data or None)
             except RequestEntityTooLarge:
-                raise MultipartLimitError(f"a part's headers are larger than {_HEADERS_SIZE} bytes") from None
+                raise MultipartLimitError(f"more than {_HEADERS_SIZE} bytes of a part's headers, "
+                                          "or before the first part or after the last") from None
             event = decoder.next_event()
             while not isinstance(event, (NeedData, Epilogue)):
-                if isinstance(event, (Field, File)):
-                    part, spool, text, field_size = event, None, [], 0
-                    self.parts += 1
-                    if self.parts > self.limits["parts"]:
-                        raise MultipartLimitError(f"more than {self.limits['parts']} parts")
-                    if isinstance(event, File):
-                        spool = self._new_file()
-                    else:
-                        self.field_count += 1
-                        if self.field_count > self.limits["fields"]:
-                            raise MultipartLimitError(f"more than {self.limits['fields']} fields")
-                elif isinstance(event, Data) and part is not None:
-                    if spool is not None:
-                        spool.write(event.data)
-                    else:
-                        field_size += len(event.data)
-                        self.form_memory += len(event.data)
-                        self._check_text(field_size)
-                        text.append(event.data)
-                    if not event.more_data:
-                        if spool is not None:
-                            spool.seek(0)
-                            # (a _SizedSpool is a duck-typed binary file)
-                            self.files.add(part.name, FileStorage(spool, getattr(part, "filename", None),  # type: ignore[arg-type]
-                                                                  part.name, headers=part.headers))
-                        else:
-                            self.fields.add(part.name, b"".join(text).decode(_charset(part.headers), "replace"))
+                if isinstance(event, Data):
+                    self._data(event)
+                else:
+                    self._start(event)
                 event = decoder.next_event()
             if not data:
                 return
+
+    def _start(self, event: Event) -> None:
+        if not isinstance(event, (Field, File)):
+            return  # the preamble: ignored
+        self.part, self.spool, self.text, self.field_size = event, None, [], 0
+        self.parts += 1
+        if self.parts > self.limits["parts"]:
+            raise MultipartLimitError(f"more than {self.limits['parts']} parts")
+        if isinstance(event, File):
+            self.spool = self._new_file()
+            return
+        self.field_count += 1
+        if self.field_count > self.limits["fields"]:
+            raise MultipartLimitError(f"more than {self.limits['fields']} fields")
+
+    def _data(self, event: Data) -> None:
+        part, spool = self.part, self.spool
+        if part is None:
+            return
+        if spool is not None:
+            spool.write(event.data)
+        else:
+            self.field_size += len(event.data)
+            self.form_memory += len(event.data)
+            self._check_text()
+            self.text.append(event.data)
+        if event.more_data:
+            return
+        if isinstance(part, File) and spool is not None:
+            spool.seek(0)
+            # (a _SizedSpool is a duck-typed binary file)
+            self.files.add(part.name, FileStorage(spool, part.filename, part.name,  # type: ignore[arg-type]
+                                                  headers=part.headers))
+        else:
+            self.fields.add(part.name, b"".join(self.text).decode(_charset(part.headers), "replace"))
 
     def _new_file(self) -> _SizedSpool:
         if len(self.spools) >= self.limits["files"]:
@@ -177,8 +202,8 @@ class _Reader:
         self.spools.append(spool)
         return spool
 
-    def _check_text(self, field_size: int) -> None:
-        if field_size > self.limits["field_size"]:
+    def _check_text(self) -> None:
+        if self.field_size > self.limits["field_size"]:
             raise MultipartLimitError(f"a field is larger than field_size ({self.limits['field_size']} bytes)")
         if self.form_memory > self.limits["form_memory_size"]:
             raise MultipartLimitError(f"the text fields are larger than form_memory_size "
@@ -197,17 +222,17 @@ class _Fields(dict[str, Any]):
     files: MultiDict[str, FileStorage]
 
 
-def _is_binary(schema: Any) -> bool:
-    return isinstance(schema, dict) and schema.get("format") == "binary" and schema.get("type", "string") == "string"
+def _is_binary(schema: object) -> bool:
+    return is_object(schema) and schema.get("format") == "binary" and schema.get("type", "string") == "string"
 
 
-def _file_part(schema: Any) -> bool | None:
+def _file_part(schema: object) -> bool | None:
     """Whether a property's schema declares a file part: ``False`` one file
     (``{"type": "string", "format": "binary"}``), ``True`` several (an array of those),
     ``None`` not a file part."""
     if _is_binary(schema):
         return False
-    if isinstance(schema, dict) and schema.get("type") == "array" and _is_binary(schema.get("items")):
+    if is_object(schema) and schema.get("type") == "array" and _is_binary(schema.get("items")):
         return True
     return None
 
@@ -226,22 +251,23 @@ def _content_validator(schema: Any, build: Callable[[Any], Callable[[Any], Any]]
     (a list for an array), ``required`` applies to it as to text fields, and a text field
     under its name is refused. A schema without file parts is compiled as it is."""
     normalized = normalize_input_schema(schema, "body")
-    properties = normalized.get("properties") if isinstance(normalized, dict) else None
+    properties = normalized.get("properties") if is_object(normalized) else None
+    if not is_object(properties):
+        return build(schema)
     file_parts: dict[str, bool] = {}
-    for name, subschema in (properties.items() if isinstance(properties, dict) else ()):
+    for name, subschema in properties.items():
         several = _file_part(subschema)
         if several is not None:
             file_parts[name] = several
     if not file_parts:
         return build(schema)
-    assert isinstance(properties, dict)
     # A file is not JSON: the engine checks only that it is there (and an array's length).
     validate = build({**normalized, "properties": {
         **properties, **{name: {**properties[name], "items": {}} if several else {}
                          for name, several in file_parts.items()}}})
 
     def validate_with_files(fields: Any) -> Any:
-        if not isinstance(fields, dict):
+        if not is_object(fields):
             return validate(fields)
         files: MultiDict[str, FileStorage] | None = getattr(fields, "files", None)  # (none when no body came)
         data = dict(fields)
@@ -279,7 +305,6 @@ def _check(options: Mapping[str, Any]) -> dict[str, int]:
 
 
 def _multipart(instance: Context, opts: Mapping[str, Any]) -> None:
-    from werkzeug.datastructures import MultiDict
 
     limits = _check(dict(opts or {}))
     # Every file at its largest, the text at its largest, each part with room for its
@@ -326,7 +351,6 @@ class _EmptyFiles:
     """``request.files`` of a request without a multipart body: an empty, read-only MultiDict."""
 
     def __get__(self, instance: object, owner: type | None = None) -> ImmutableMultiDict[str, FileStorage]:
-        from werkzeug.datastructures import ImmutableMultiDict
         return ImmutableMultiDict()
 
 
