@@ -21,6 +21,8 @@ FormBodyError = create_error("FST_ERR_CTP_INVALID_FORM", "Invalid form body: %s"
 
 #: A body parser: ``parser(request, body_bytes)`` returns the parsed body (``request.body``).
 Parser = Callable[[Any, bytes], Any]
+#: A stream parser's ``content_validator(schema, build)``: see :class:`StreamParser`.
+ContentValidator = Callable[[Any, Callable[[Any], Callable[[Any], Any]]], Callable[[Any], Any]]
 
 # A hand-written scanner of RFC 9110's grammar, linear in the header's length:
 #   media-type = type "/" subtype parameters ; parameters = *( OWS ";" OWS [ parameter ] )
@@ -140,13 +142,16 @@ class StreamParser:
     length-bounded stream (``framework.body.BoundedStream``) instead of getting bytes;
     ``body_limit`` replaces the route's limit for the bodies it reads."""
 
-    __slots__ = ("fn", "body_limit", "needs_content_schema")
+    __slots__ = ("fn", "body_limit", "needs_content_schema", "content_validator")
 
     def __init__(self, fn: Callable[[Any, Any], Any], body_limit: int | None) -> None:
         self.fn = fn
         self.body_limit = body_limit
         #: A body schema must name this media type in a ``content`` map (else 415), as for built-in parsers.
         self.needs_content_schema = bool(getattr(fn, "needs_content_schema", False))
+        #: ``content_validator(schema, build)``: the validator of a content map's entry for
+        #: this media type, made at ``ready()`` (``build(schema)`` compiles one the usual way).
+        self.content_validator: ContentValidator | None = getattr(fn, "content_validator", None)
 
     def __call__(self, request: Any, stream: Any) -> Any:
         return self.fn(request, stream)
@@ -224,3 +229,8 @@ class ContentTypeParsers:
         """Whether a body schema must name ``essence`` in its ``content`` map to accept it
         (a built-in parser's, or a parser that asks for it, like ``framework.plugins.multipart``'s)."""
         return self.is_builtin(essence) or bool(getattr(self.by_essence.get(essence), "needs_content_schema", False))
+
+    def content_validator(self, essence: str) -> ContentValidator | None:
+        """How the parser of ``essence`` builds its content schema's validator, if it says."""
+        parser = self.by_essence.get(essence)
+        return parser.content_validator if isinstance(parser, StreamParser) else None

@@ -7,6 +7,7 @@ part on the request. The body is validated for the JSON media types only, or by 
 entry of its media type in a ``content`` map. A body of another media type skips a JSON
 body schema only when the application added that media type's parser itself: one the
 built-in parsers took (``text/plain``) is refused (415), never handed on unvalidated.
+A body without a media type, sent or not, is validated too: see :func:`without_media_type`.
 """
 from __future__ import annotations
 
@@ -37,8 +38,27 @@ Validate = Callable[[Any], Any]
 #: The default engine's generated function: ``root(data, path, errors)``, which records
 #: failures in ``errors`` (and may raise ``Invalid`` after recording one).
 Root = Callable[[Any, str, "list[dict[str, Any]]"], Any]
-#: One part as :class:`InputValidation` runs it: ``(part, attribute, validate, root, by_media_type)``.
-_Run = tuple[str, str, Validate, "Root | None", "dict[str, Validate] | None"]
+#: One part as :class:`InputValidation` runs it: ``(part, attribute, validate, root, by_media_type,
+#: without_media_type)``.
+_Run = tuple[str, str, Validate, "Root | None", "dict[str, Validate] | None", "tuple[str, Callable[[], Any]] | None"]
+#: What a present but empty body of these media types parses to (any other: ``None``).
+_EMPTY_BODIES: dict[str, Callable[[], Any]] = {
+    "application/x-www-form-urlencoded": dict, "multipart/form-data": dict, "text/plain": str}
+
+
+def without_media_type(essences: list[str]) -> tuple[str, Callable[[], Any]]:
+    """How a route whose body schema is a ``content`` map (of ``essences``, in declaration
+    order) validates a body without a ``Content-Type``: by its first JSON entry, else its
+    first entry; and, when no body was sent at all, as a present but empty body of that
+    media type (``{}`` for a form, ``""`` for text, else ``None``, which a JSON schema
+    refuses as "body should be object", as a plain body schema does). A missing body never
+    skips validation, so a form schema's ``required`` fields hold."""
+    essence = next((e for e in essences if parse_media_type(e).is_json), essences[0])  # type: ignore[union-attr]
+    return essence, _EMPTY_BODIES.get(essence, _none)
+
+
+def _none() -> None:
+    return None
 
 
 def default_schema_error_formatter(errors: list[dict[str, Any]], data_var: str) -> Exception:
@@ -50,7 +70,7 @@ class PartValidator:
     """One part's validator: the default engine's generated function called directly
     (``root(data, path, errors)``), or any other ``validate(data)``."""
 
-    __slots__ = ("part", "attribute", "validate", "root", "by_media_type")
+    __slots__ = ("part", "attribute", "validate", "root", "by_media_type", "without_media_type")
 
     def __init__(self, part: str, attribute: str, validate: Validate | None,
                  by_media_type: dict[str, Validate] | None = None) -> None:
@@ -59,6 +79,7 @@ class PartValidator:
         self.validate = validate
         self.root: Root | None = getattr(validate, "root", None)
         self.by_media_type = by_media_type
+        self.without_media_type = without_media_type(list(by_media_type)) if by_media_type else None
 
 
 def _chosen_by_media_type(data: Any) -> Any:
@@ -80,17 +101,23 @@ class InputValidation:
         # The same, unpacked once: this runs on every request.
         self.runs: tuple[_Run, ...] = tuple(
             (p.part, p.attribute, p.validate if p.validate is not None else _chosen_by_media_type, p.root,
-             p.by_media_type) for p in parts)
+             p.by_media_type, p.without_media_type) for p in parts)
         self.formatter = formatter
         self.attach = attach
 
     def __call__(self, request: "Request", reply: "Reply") -> None:
         validate: Validate | None  # a content map's entry for the body's media type may be missing
-        for part, attribute, validate, root, by_media_type in self.runs:
+        for part, attribute, validate, root, by_media_type, without in self.runs:
             if part == "body":
                 media_type = request.media_type
                 if by_media_type is not None:
-                    validate = by_media_type.get(media_type.essence if media_type else "application/json")
+                    if media_type is None and without is not None:
+                        essence, empty = without
+                        if request.body is None:  # no body was sent: validated as an empty one
+                            request.body = empty()
+                        validate = by_media_type[essence]
+                    else:
+                        validate = by_media_type.get(media_type.essence) if media_type else None
                     if validate is None:
                         if media_type is not None and media_type.essence in self.refused_media_types:
                             raise InvalidMediaTypeError(request.environ.get("CONTENT_TYPE"))
@@ -167,7 +194,8 @@ def compile_input_validation(route: "Route", compile_default: Callable[..., Vali
                     essence = declared_essence(media_type)
                 except ValueError as error:
                     raise SchemaValidationBuildError(route.method, f"{route.url}, schema.body", error) from None
-                by_media_type[essence] = build(entry["schema"])
+                custom = parsers.content_validator(essence) if parsers is not None else None
+                by_media_type[essence] = build(entry["schema"]) if custom is None else custom(entry["schema"], build)
             parts.append(PartValidator(part, attribute, None, by_media_type))
         else:
             parts.append(PartValidator(part, attribute, build(part_schema)))
