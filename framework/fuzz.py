@@ -217,7 +217,7 @@ def _valid_of(kind: str, schema: Schema, text: bool) -> SearchStrategy[Any]:
     if kind == "null":
         return st.none()
     if kind == "string":
-        # A pattern first (a format it also names filters the draws: see _RouteCase.accepts),
+        # A pattern first (a format it also names then filters the draws: _RouteCase.holds),
         # else the format's own strategy.
         pattern = schema.get("pattern")
         # fullmatch: a string matching the whole pattern also matches it unanchored.
@@ -477,10 +477,12 @@ class _RouteCase:
         seen = {"params": self.path_params(values), "querystring": parse_query_string(environ["QUERY_STRING"]),
                 "headers": headers_from_environ(environ),
                 "body": None if request["json"] is None else encoding.loads(json.dumps(request["json"]).encode())}
-        return all(_accepts(validate, seen[part]) != (part == invalid_part)
-                   for part, validate in self.validators.items())
+        # (An invalid part the route does not validate could not be refused: no such draw.)
+        return (invalid_part is None or invalid_part in self.validators) and all(
+            _accepts(validate, seen[part]) != (part == invalid_part) for part, validate in self.validators.items())
 
     def count(self, invalid_part: str | None, reached: bool, response: InjectResponse) -> None:
+        """Count one draw sent (``reached``: its handler ran)."""
         if invalid_part is not None:
             self.counts.invalid += 1
             return
@@ -497,8 +499,8 @@ class _RouteCase:
             return ("no valid draw reached the handler: no request drawn from the route's schemas was valid for "
                     "its validators (a format fuzz has no strategy for, a pattern and a format together...?)")
         answers = ", ".join(f"{status} ({times} times)" for status, times in sorted(self.unreached.items()))
-        return (f"no valid draw reached the handler: its {self.counts.valid} valid draws were answered before it, "
-                f"answered {answers}: {self.unreached_example}")
+        return (f"no valid draw reached the handler: each of its {self.counts.valid} valid draws was answered "
+                f"before it (answered {answers}): {self.unreached_example}")
 
     def response_schema(self, status: int) -> Any:
         for key in (str(status), f"{status // 100}xx", "default"):
