@@ -17,17 +17,26 @@ from typing import Any
 
 import orjson
 
-from .errors import JsonDecodeError
+from .errors import JsonDecodeError, ValidationError, format_errors, nesting_records
 from .undefined import UNDEFINED
 
 __all__ = ["JsonDecodeError", "loads", "dumps_bytes", "default"]
 
 
+#: orjson's bound on nesting: a deeper body is refused as input validation refuses one
+#: deeper than ``max_body_depth`` (``framework.inputs``), with the same answer.
+JSON_MAX_DEPTH = 1024
+
+
 def loads(raw: bytes) -> Any:
-    """Parse a JSON body strictly; raise :class:`JsonDecodeError` on anything RFC 8259 forbids."""
+    """Parse a JSON body strictly; raise :class:`JsonDecodeError` on anything RFC 8259 forbids,
+    and a ``ValidationError`` of the body past :data:`JSON_MAX_DEPTH` levels."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as error:
+        if str(error).startswith("depth limit exceeded"):
+            records = nesting_records(JSON_MAX_DEPTH)
+            raise ValidationError(format_errors(records, "body"), records, "body") from None
         raise JsonDecodeError(str(error)) from None
 
 
