@@ -93,13 +93,14 @@ def test_the_depth_limit_is_a_framework_option() -> None:
         Framework(max_body_depth=0)
 
 
-def test_a_plain_json_body_past_the_parser_limit_is_the_same_400() -> None:
+def test_a_plain_json_body_past_the_parser_limit_is_a_400_saying_so() -> None:
     # No schema and no type: nothing recurses over the body, which the JSON parser
-    # itself bounds (1024 levels) with the same answer.
+    # itself bounds (1024 levels): malformed JSON, a 400 without a code (DESIGN 7).
     app = deep_app()
     assert post(app, "/plain", nested(1000)).json() == {"built": "dict"}
     refused = post(app, "/plain", nested(1100))
-    assert (refused.status_code, refused.json()) == (400, too_deep(1024))
+    assert (refused.status_code, refused.json()) == (400, {
+        "statusCode": 400, "error": "Bad Request", "message": "body is nested too deeply (more than 1024 levels)"})
 
 
 def test_a_flat_route_is_not_walked_and_a_deep_value_under_any_is_not_refused() -> None:
