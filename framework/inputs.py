@@ -25,8 +25,8 @@ from typing_extensions import TypeGuard
 from .content_types import declared_essence, parse_media_type
 from .errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
                      TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
-from .schemas import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_object,
-                      normalize_input_schema)
+from .schemas import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_array,
+                      is_object, normalize_input_schema)
 from .validation import Invalid
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ def _refs_below(node: Any, outer: str) -> list[tuple[str, str]] | None:
                 stack.extend((sub, base) for sub in value.values())
         for key in SCHEMA_LISTS:
             value = node.get(key)
-            if isinstance(value, list):
+            if is_array(value):
                 stack.extend((sub, base) for sub in value)
         for key in SCHEMA_SINGLES:
             value = node.get(key)
@@ -285,7 +285,7 @@ _CONTAINERS = (dict, list)
 def nested_deeper_than(value: Any, limit: int) -> bool:
     """Whether ``value`` nests arrays and objects more than ``limit`` levels (``{}`` is one
     level, ``{"a": []}`` two), found level by level without recursing."""
-    level = [value] if isinstance(value, _CONTAINERS) else []
+    level: list[Any] = [value] if isinstance(value, _CONTAINERS) else []
     depth = 0
     while level:
         depth += 1
@@ -293,7 +293,8 @@ def nested_deeper_than(value: Any, limit: int) -> bool:
             return True
         below: list[Any] = []
         for node in level:
-            for item in node.values() if type(node) is dict else node:
+            items: Any = node.values() if is_object(node) else node
+            for item in items:
                 if isinstance(item, _CONTAINERS):
                     below.append(item)
         level = below

@@ -734,9 +734,9 @@ def _integral_floats_as_ints(value: Any) -> Any:
     """A copy of a JSON value whose integral floats are ints (a float field takes an int)."""
     if type(value) is float:
         return int(value) if value.is_integer() else value
-    if type(value) is dict:
+    if is_object(value):
         return {key: _integral_floats_as_ints(item) for key, item in value.items()}
-    if type(value) is list:
+    if is_array(value):
         return [_integral_floats_as_ints(item) for item in value]
     return value
 
@@ -754,8 +754,9 @@ def _pydantic_builder(tp: Any) -> Build:
         try:
             return tp.model_validate(value)
         except ValueError as error:  # pydantic's ValidationError; pydantic is never imported here
-            details = getattr(error, "errors", None)
-            first: dict[str, Any] = details()[0] if callable(details) and details() else {}
+            details: Any = getattr(error, "errors", None)
+            records: list[dict[str, Any]] = details() if details is not None else []
+            first = records[0] if records else {}
             message = str(first.get("msg", "is not valid")).lower()
             raise InputBuildError(f"should be a valid {_name(tp)}: {message}",
                                   tuple(first.get("loc", ()))) from None
