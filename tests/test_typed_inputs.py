@@ -327,3 +327,17 @@ def test_coerce_body_false_validates_bodies_as_typed_but_still_coerces_text_part
     assert answer.json() == {"body": {"title": "x", "count": 3}, "id": 7, "query": {"n": 2}}
     with pytest.raises(TypeError, match="coerce_body must be True or False"):
         Framework(coerce_body="no")  # type: ignore[arg-type]
+
+
+def test_the_engine_decides_coercion_per_part_and_caches_each_apart() -> None:
+    from framework.errors import SchemaValidationFailure
+    from framework.validation import ValidatorEngine
+
+    engine = ValidatorEngine(part_options={"body": {"coerce_types": False}})
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    assert engine.compile(schema, http_part="querystring")({"n": "5"}) == {"n": 5}
+    with pytest.raises(SchemaValidationFailure):
+        engine.compile(schema, http_part="body")({"n": "5"})
+    assert engine.compile(schema, http_part="headers")({"n": "5"}) == {"n": 5}
+    with pytest.raises(TypeError, match="unknown validator option 'coerce'"):
+        ValidatorEngine(part_options={"body": {"coerce": False}})
