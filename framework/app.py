@@ -59,7 +59,8 @@ class Framework(Context):
     ``coerce_body=False`` validates bodies without type coercion (the query string, path
     parameters and headers, which arrive as text, still coerce); ``max_body_depth`` (128)
     is the levels of arrays and objects a body may nest on the routes that recurse over it
-    (a recursive body schema, a body built into instances): deeper is a 400.
+    (a body schema with a ``$ref`` cycle, as recursive types make, or ``uniqueItems``):
+    deeper is a 400.
 
     >>> app = Framework()
     >>> @app.get("/hello")
