@@ -156,6 +156,29 @@ class ValidationError(FrameworkError):
         self.validation_context = validation_context
 
 
+def nesting_records(limit: int) -> list[dict[str, Any]]:
+    """The error record of an input nested deeper than ``limit`` levels (arrays and
+    objects), which input validation refuses before anything recurses over it."""
+    return [{"keyword": "depth", "instance_path": "", "schema_path": "", "params": {"limit": limit},
+             "message": f"is nested too deeply (more than {limit} levels)"}]
+
+
+class InputBuildError(ValueError):
+    """A validated value the handler's type cannot hold (``Infinity`` for an ``int``, a
+    model's own check failing): raised by ``framework.typeschema``'s builders, answered
+    400 by input building naming the part and the JSON pointer of the value."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def inside(self, key: str | int) -> "InputBuildError":
+        """The same error, met at ``key`` of the container being built."""
+        self.path = (key, *self.path)
+        return self
+
+
 # Request-time errors.
 class BodyTooLargeError(FrameworkError):
     """The request body is larger than the route's ``body_limit`` (or the application's): 413."""
