@@ -173,9 +173,9 @@ class InvalidMediaTypeError(FrameworkError):
     message_template = "Unsupported Media Type: %s"
     status_code = 415
 
-    def __init__(self, content_type: str | None) -> None:
+    def __init__(self, content_type: str | None, **options: Any) -> None:
         super().__init__(content_type if content_type is not None
-                         else "the request has a body but no Content-Type")
+                         else "the request has a body but no Content-Type", **options)
 
 
 class InvalidContentLengthError(FrameworkError):
@@ -557,7 +557,7 @@ class ReplySerializationError(TypeError):
     names the route, the reply's status and the JSON pointer of the value."""
 
     def __init__(self, route: str, reply_status: int, pointer: str | None, reason: str) -> None:
-        where = "" if pointer is None else f" at {pointer!r}"
+        where = "" if pointer is None else f" at {pointer}" if pointer else " at the top level"
         super().__init__(f"cannot serialize the reply of {route} (status {reply_status}){where}: {reason}")
         self.route = route
         self.reply_status = reply_status  # not ``status``: that would be the status of the error reply

@@ -218,6 +218,27 @@ def test_a_missing_required_property_answers_the_fixed_500_naming_it_in_the_log(
     assert any('"name" is required!' in record.getMessage() for record in error_records(caplog))
 
 
+def test_a_non_2xx_reply_that_does_not_fit_its_schema_is_the_fixed_500_not_its_status(caplog):
+    account = Account("ann", "pbkdf2:sha256:600000$salt$deadbeef")
+    app = route_with({"type": "object", "properties": {"id": {"type": "integer"}}}, {"id": account}, status=404)
+    with caplog.at_level(logging.ERROR, logger="framework"):
+        response = app.inject(url="/accounts/7")
+    assert_fixed_500(response)
+    assert any("status 404" in record.getMessage() and "at /id:" in record.getMessage()
+               for record in error_records(caplog))
+
+
+def test_a_serialization_error_raised_by_a_handler_is_the_fixed_500(caplog):
+    from framework.serialization import compile_serializer
+    to_json = compile_serializer({"type": "object", "properties": {"id": {"type": "integer"}}})
+    app = Framework()
+    app.get("/by-hand", lambda request, reply: to_json({"id": Account("ann", "pbkdf2:x")}))
+    with caplog.at_level(logging.ERROR, logger="framework"):
+        response = app.inject(url="/by-hand")
+    assert_fixed_500(response)
+    assert any("pbkdf2" in logged_text(record) for record in error_records(caplog))
+
+
 def test_plain_json_that_cannot_be_encoded_answers_the_fixed_500(caplog):
     app = Framework()
     app.get("/x", lambda request, reply: {"v": object()})
