@@ -10,6 +10,11 @@ _to_str(v)``); objects, arrays, type lists and ``anyOf``/``oneOf`` become functi
 (``_obj_3``) so recursive schemas terminate and each subschema is written once. The
 entry point ``serialize(data)`` shapes the whole value and encodes it once, in C.
 
+A value that does not fit raises ``SerializationError``; as it leaves each property or
+item, a ``try`` around the statement that shaped it prepends the key or index to the
+error's ``pointer`` (:meth:`SerializerGenerator.located`; a ``try`` costs nothing until
+it catches), so the reply can log where the value is.
+
 Each keyword has its method (``generate_object``, ``generate_string``, ``generate_const``,
 ``generate_any_of``...). Extend by subclassing: override a method, or add a ``format``
 to :attr:`SerializerGenerator.FORMATS` (name -> a runtime callable returning a ``str``).
