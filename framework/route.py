@@ -15,6 +15,7 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      TypeSchemaError)
 from .hooks import REQUEST_HOOKS, check_hook
 from .schemas import is_object
+from .signatures import call_mismatch
 
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute
@@ -178,15 +179,9 @@ def check_route_options(options: dict[str, Any]) -> None:
 
 def check_handler_signature(handler: Callable[..., Any], route: str) -> None:
     """Refuse a handler that cannot be called as ``handler(request, reply)``."""
-    try:
-        signature = inspect.signature(handler)
-    except (TypeError, ValueError):
-        return  # a builtin or an object without a signature: trust it
-    try:
-        signature.bind(None, None)
-    except TypeError as error:
-        name = getattr(handler, "__qualname__", None) or type(handler).__name__
-        raise RouteHandlerSignatureError(route, f"{name}{signature}", error) from None
+    mismatch = call_mismatch(handler, ("request", "reply"))
+    if mismatch is not None:
+        raise RouteHandlerSignatureError(route, *mismatch)
 
 
 def check_path_syntax(url: str) -> None:
