@@ -207,3 +207,19 @@ def test_strict_log_warns_once_per_unknown_keyword_and_schema(caplog):
 def test_strict_accepts_only_true_false_or_log():
     with pytest.raises(TypeError, match="strict"):
         route({"body": OBJECT_WITH_NAME}, validator={"custom_options": {"strict": "warn"}}).ready()
+
+
+@pytest.mark.parametrize("validator, keyword", [
+    ({"custom_options": {"strict": False}}, "anyKeyword"),
+    ({"custom_options": {"all_errors": True}, "plugins": [error_messages]}, "errorMessage"),
+])
+def test_response_if_branches_follow_the_apps_strict_mode(validator, keyword):
+    # The serializer checks the if subschema with the validator engine: that check must
+    # not apply a strict mode of its own.
+    kinds = {"type": "object", "properties": {"kind": {"type": "string"}, "a": {"type": "integer"}},
+             "if": {"properties": {"kind": {"const": "a"}}, keyword: "x"},
+             "then": {"properties": {"a": {"type": "integer"}}}, "else": {"properties": {"b": {"type": "string"}}}}
+    app = route({"response": {200: kinds}}, validator=validator, method="GET",
+                handler=lambda request, reply: {"kind": "a", "a": 1, "b": "x"})
+    app.ready()
+    assert app.inject(url="/x").json() == {"kind": "a", "a": 1}
