@@ -218,7 +218,8 @@ class ValidatorEngine:
                 http_part: str = "body") -> Validator:
         """Compile ``schema`` into ``validate(data) -> value``.
 
-        ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name. An unresolvable
+        ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name; ``http_part``
+        names the schema in strict mode's messages (``body#/properties/a``). An unresolvable
         ``$ref`` raises :class:`framework.schemas.UnresolvableRefError`; a schema the
         engine cannot compile raises :class:`SchemaCompileError`. Identical schemas (same
         canonical JSON, same shared schemas reached) compile once per engine.
