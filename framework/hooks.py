@@ -12,14 +12,13 @@ context's own, then the route's.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import functools
 import inspect
-import re
 import threading
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, TypeVar
 
 from .errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError, HookSignatureError
+from .names import suggest_snake_name
 from .signatures import call_mismatch
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ def check_hook(name: Any, fn: Any) -> None:
     if not isinstance(name, str):
         raise HookInvalidTypeError()
     if name not in ALL_HOOKS:
-        raise HookNotSupportedError(name, _suggest_hook(name))
+        raise HookNotSupportedError(name, suggest_snake_name(name, ALL_HOOKS))
     if not callable(fn):
         raise HookInvalidHandlerError(name, type(fn).__name__)
     parameters = HOOK_PARAMETERS[name]
@@ -67,15 +66,6 @@ def check_hook(name: Any, fn: Any) -> None:
         described, reason = mismatch
         expected = ", ".join(parameters)
         raise HookSignatureError(name, described, f"hook({expected})", reason, f"hook({expected})")
-
-
-def _suggest_hook(name: str) -> str | None:
-    """``onRequest`` (Fastify's spelling) -> ``on_request``; else the closest hook name."""
-    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
-    if snake in ALL_HOOKS:
-        return snake
-    close = difflib.get_close_matches(snake, ALL_HOOKS, n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 _loops = threading.local()

@@ -22,6 +22,7 @@ from .inputs import is_content_map
 
 if TYPE_CHECKING:
     from .route import Route
+    from .validation.keywords import StrictMode
     from .state import AppState
 
 #: A compiled response serializer: ``serializer(payload)`` is the JSON text.
@@ -83,24 +84,21 @@ class ResponseSerializers:
         return f"<response serializers {', '.join(keys)}>"
 
 
-def strict_keywords(state: "AppState") -> "frozenset[str] | None":
-    """With ``validator={"custom_options": {"strict": True}}``: the keywords the app's
-    validator plugins added (known in strict mode besides draft 7's); otherwise ``None``."""
-    options: dict[str, Any] = getattr(state, "validator_options", None) or {}
-    custom_options: dict[str, Any] = options.get("custom_options") or {}
-    if not custom_options.get("strict"):
-        return None
+def strict_keywords(state: "AppState") -> "tuple[StrictMode, frozenset[str]] | None":
+    """Strict mode for the built-in serializer, as the app's validator has it (``custom_options``'
+    ``strict``, on by default): ``(mode, keywords the validator knows)``, or ``None`` when off."""
     engine = state.validator_engine()
-    return frozenset(getattr(engine, "known_keywords", ()) or getattr(engine, "_keywords", ()))
+    mode: StrictMode = engine.options["strict"]
+    return (mode, engine.known_keywords) if mode else None
 
 
 def compile_response_serializers(route: "Route", compile_default: Callable[..., Serializer],
                                  compiler: Callable[..., Serializer] | None, shared: dict[str, Any],
-                                 strict: "frozenset[str] | None" = None) -> ResponseSerializers:
+                                 strict: "tuple[StrictMode, frozenset[str]] | None" = None) -> ResponseSerializers:
     """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function).
 
     ``strict`` (from :func:`strict_keywords`): Ajv's strict mode for the built-in
-    serializer, unknown keywords (but these) and unknown formats fail ``ready()``."""
+    serializer: unknown keywords (but those known) and unknown formats fail ``ready()``."""
     exact: dict[int, Entry] = {}
     by_class: dict[int, Entry] = {}
     default: Entry | None = None
@@ -109,7 +107,8 @@ def compile_response_serializers(route: "Route", compile_default: Callable[..., 
         try:
             if compiler is None:
                 if strict is not None:
-                    return compile_default(schema, shared=shared, strict=True, keywords=strict)
+                    return compile_default(schema, shared=shared, strict=strict[0], keywords=strict[1],
+                                           document=f"response {status}")
                 return compile_default(schema, shared=shared)
             return compiler(schema=schema, method=route.method, url=route.url, http_status=status,
                             content_type=content_type)

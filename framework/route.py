@@ -2,7 +2,6 @@
 declaration, and the shortcut forms (``get(path, handler)``, ``@get(path)``...)."""
 from __future__ import annotations
 
-import difflib
 import inspect
 import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
@@ -14,6 +13,7 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      RoutePathSyntaxError, RouteUnknownOptionError, SchemaDuplicateError, SchemaUnknownKeyError,
                      TypeSchemaError)
 from .hooks import REQUEST_HOOKS, check_hook
+from .names import suggest_snake_name
 from .schemas import is_object
 from .signatures import call_mismatch
 
@@ -65,25 +65,14 @@ SCHEMA_KEYS: dict[str, str] = {
                                              "hide", "security", "consumes", "produces", "external_docs")},
 }
 
-_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])([A-Z])")
 #: ``/x/<id>`` (Flask) and ``/x/{id}`` (FastAPI, OpenAPI).
 _FOREIGN_PARAMETER = re.compile(r"<(?:[^<>/:]+:)?([^<>/]+)>|\{([^{}/]+)\}")
-
-
-def suggest_name(name: str, known: Iterable[str]) -> str | None:
-    """The known name meant by ``name``: its snake_case form (``preHandler`` ->
-    ``pre_handler``), or the closest known name."""
-    snake = _CAMEL_HUMP.sub(r"_\1", name).lower()
-    if snake in known:
-        return snake
-    close = difflib.get_close_matches(snake, list(known), n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 def _unknown_names_message(names: list[str], known: Iterable[str]) -> str:
     parts: list[str] = []
     for name in names:
-        suggestion = suggest_name(name, known)
+        suggestion = suggest_snake_name(name, known)
         parts.append(f"'{name}' (did you mean '{suggestion}'?)" if suggestion else f"'{name}'")
     return ", ".join(parts)
 

@@ -332,4 +332,7 @@ def merge_patch(engine: ValidatorEngine, opts: Mapping[str, Any] | None = None) 
     def transform(schema: JSONData, shared: Mapping[str, JSONData]) -> Any:
         return expand(schema, shared)  # a schema: an object or a boolean
 
+    # Known keywords (strict mode) where this plugin is used: a response schema keeps them.
+    engine.add_keyword("$merge")
+    engine.add_keyword("$patch")
     engine.add_transform(transform)

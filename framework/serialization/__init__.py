@@ -78,6 +78,7 @@ from typing import Any, Callable
 from ..codegen import CodeCache, load
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas import RefIndex
+from ..validation.keywords import StrictMode
 from .checks import check_schema, check_shared, check_strict
 from .generator import SerializerGenerator, Shaper
 
@@ -105,8 +106,8 @@ def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload()).source
 
 
-def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, strict: bool = False,
-                       keywords: "tuple[str, ...] | frozenset[str]" = ()) -> Serializer:
+def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, strict: StrictMode = False,
+                       keywords: "tuple[str, ...] | frozenset[str]" = (), document: str = "") -> Serializer:
     """Compile ``schema`` (a response JSON schema) into ``serialize(data) -> bytes`` (UTF-8 JSON).
 
     ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name. Identical schemas
@@ -115,7 +116,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
     a schema that is not valid draft 7 (checked against the meta-schema, as
     fast-json-stringify does) or that the generator cannot shape raises
     :class:`SchemaCompileError` naming its schema path. ``strict``: Ajv's strict mode,
-    unknown keywords (other than ``keywords``) and formats are errors too. At run time a
+    unknown keywords (other than ``keywords``) and formats are errors too (``"log"``:
+    warnings), named in ``document`` (``response 200``). At run time a
     value that does not fit raises :class:`SerializationError`.
     """
     shared = shared if shared is not None else {}
@@ -126,7 +128,7 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
         return serializer
     check_schema(schema)
     if strict:
-        check_strict(schema, keywords, SerializerGenerator.FORMATS)
+        check_strict(schema, keywords, SerializerGenerator.FORMATS, document, strict)
     check_shared(shared, index.reached, strict, keywords, SerializerGenerator.FORMATS)
     if serializer is not None:
         return serializer

@@ -5,34 +5,24 @@ the draft-07 meta-schema and refuses an invalid one; :func:`check_schema` does t
 with the framework's validator engine and names the schema path of the first problem
 (``#/properties/a/type should be equal to one of the allowed values``).
 
-:func:`check_strict` is Ajv's ``strict`` mode for response schemas (asked for with
-``validator={"custom_options": {"strict": True}}``): an unknown keyword (``requried``,
-``minLenght``) or an unknown ``format`` is an error naming its path. The known keywords
-are :data:`KNOWN_KEYWORDS` (draft 7, Ajv's extras) plus those a validator plugin added.
+:func:`check_strict` is strict mode for response schemas (Ajv's default, and ours, from
+``validator={"custom_options": {"strict": ...}}``): an unknown keyword (``requried``,
+``minLenght``) or an unknown ``format`` is an error naming its path (``"log"``: a
+warning). The known keywords are the validator's table
+(:data:`framework.validation.keywords.KNOWN_KEYWORDS`) plus those a validator plugin added.
 """
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, Callable
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
 from ..schemas import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
+from ..validation.keywords import StrictMode, check_keywords, location
 
-__all__ = ["check_schema", "check_strict", "KNOWN_KEYWORDS", "KNOWN_FORMATS"]
-
-#: Keywords Ajv 8 knows for draft 7 (with ``nullable``, which Fastify turns on).
-#: (A small table of the serializer's own: the validator exposes none on this branch.)
-KNOWN_KEYWORDS = frozenset((
-    "$id", "$schema", "$ref", "$comment", "$defs", "definitions", "title", "description", "default",
-    "examples", "readOnly", "writeOnly", "deprecated", "type", "enum", "const", "nullable",
-    "multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum",
-    "maxLength", "minLength", "pattern", "format", "contentEncoding", "contentMediaType",
-    "items", "additionalItems", "maxItems", "minItems", "uniqueItems", "contains",
-    "maxProperties", "minProperties", "required", "properties", "patternProperties",
-    "additionalProperties", "dependencies", "propertyNames",
-    "if", "then", "else", "allOf", "anyOf", "oneOf", "not",
-))
+__all__ = ["check_schema", "check_strict", "KNOWN_FORMATS"]
 
 #: ajv-formats' formats (full mode), which Fastify adds.
 KNOWN_FORMATS = frozenset((
@@ -41,6 +31,8 @@ KNOWN_FORMATS = frozenset((
     "json-pointer-uri-fragment", "relative-json-pointer", "byte", "int32", "int64", "float",
     "double", "password", "binary",
 ))
+
+_log = logging.getLogger("framework.validation")
 
 _SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
 _SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
@@ -125,29 +117,31 @@ def _subschemas(node: JSONData, path: str) -> Iterator[tuple[Schema, str]]:
         yield from _subschemas(items, f"{path}/items")
 
 
-def check_strict(schema: Any, keywords: Iterable[str] = (), formats: Iterable[str] = (),
-                 name: str | None = None) -> None:
-    """Ajv's strict mode: raise :class:`SchemaCompileError` at the first unknown keyword or format.
+def check_strict(schema: Any, keywords: Collection[str] = (), formats: Iterable[str] = (),
+                 document: str = "", strict: StrictMode = True) -> None:
+    """Strict mode: raise :class:`SchemaCompileError` at the first unknown keyword or format
+    (``strict="log"``: log each one).
 
-    ``keywords``/``formats``: the extra ones known (a validator plugin's, the serializer's).
+    ``keywords``/``formats``: the extra ones known (a validator plugin's, the serializer's);
+    ``document`` names the schema in messages (``response 200``, a shared schema's ``$id``).
     """
-    known = KNOWN_KEYWORDS.union(keywords)
     known_formats = KNOWN_FORMATS.union(formats)
-    prefix = f"{name!r} " if name else ""
     for node, path in _subschemas(schema, "#"):
-        for key in node:
-            if key not in known:
-                raise SchemaCompileError(f"{prefix}strict mode: unknown keyword: {key!r} at {path}/{escape_token(key)}")
+        check_keywords(node, location(document, path), strict, keywords)
         fmt: JSONData = node.get("format")
         if isinstance(fmt, str) and fmt not in known_formats:
-            raise SchemaCompileError(f"{prefix}strict mode: unknown format {fmt!r} at {path}/format")
+            message = f"strict mode: unknown format {fmt!r} at {location(document, path + '/format')}"
+            if strict == "log":
+                _log.warning(message)
+            else:
+                raise SchemaCompileError(message)
 
 
-def check_shared(shared: Mapping[str, Any], reached: Iterable[str], strict: bool,
-                 keywords: Iterable[str], formats: Iterable[str]) -> None:
+def check_shared(shared: Mapping[str, Any], reached: Iterable[str], strict: StrictMode,
+                 keywords: Collection[str], formats: Iterable[str]) -> None:
     """:func:`check_schema` (and :func:`check_strict`) for the shared schemas a schema reached."""
     for key in reached:
         if key in shared:
             check_schema(shared[key], key)
             if strict:
-                check_strict(shared[key], keywords, formats, key)
+                check_strict(shared[key], keywords, formats, key, strict)

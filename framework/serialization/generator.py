@@ -549,7 +549,9 @@ class SerializerGenerator:
             out.line(f"raise _mismatch({path!r})")
 
     #: The validator options of ``if`` checks: a plain validator, which changes nothing.
-    IF_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False, "remove_additional": False}
+    # (Strict mode is the response schema's check, with the app's option and keywords: not here.)
+    IF_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False, "remove_additional": False,
+                                  "strict": False}
     _if_engine: ValidatorEngine | None = None
 
     def if_validator(self, schema: Any, base: str) -> Callable[[Any], bool]:

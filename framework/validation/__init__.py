@@ -34,10 +34,10 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
   never silently validates nothing; add formats with the ``formats`` option or
   ``engine.add_format``. The draft-07 formats ajv-formats lacks (``iri``,
   ``iri-reference``, ``idn-email``, ``idn-hostname``) are built in.
-- Unknown keywords are ignored (Ajv's strict mode rejects them): annotations such as
-  ``example`` or ``x-...`` are common in route schemas. ``strict=True`` rejects them
-  (:data:`KNOWN_KEYWORDS`, plus the keywords added with ``add_keyword``).
-  A ``default`` where Ajv ignores
+- Unknown keywords fail compilation (Ajv's strict mode, on by default): ``strict="log"``
+  warns instead, ``strict=False`` ignores them. Known: :data:`KNOWN_KEYWORDS` (with
+  OpenAPI's annotations, such as ``example``, which Ajv would refuse), any ``x-...``
+  extension, and the keywords added with ``add_keyword``. A ``default`` where Ajv ignores
   it (inside ``anyOf``/``oneOf``/``not``/``if``/``contains``/``propertyNames``, at the
   root) is ignored too, without Ajv's strict-mode error.
 - ``multipleOf`` is exact (decimal arithmetic on the JSON numbers: 19.01 is a multiple

@@ -12,6 +12,7 @@ from ..errors import Invalid, SchemaValidationFailure
 from ..schemas import RefIndex
 from .formats import make_check
 from .generator import KeywordCheck, ValidatorCodeGenerator
+from .keywords import KNOWN_KEYWORDS, STRICT_MODES
 from .runtime import ErrorRecord
 
 #: A JSON Schema (draft 7): an object, or a boolean schema (``True`` accepts anything,
@@ -57,7 +58,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "remove_additional": True,
     "all_errors": False,
     "nullable": True,
-    "strict": False,
+    "strict": True,
     "formats": {},
 }
 
@@ -67,7 +68,7 @@ _ALLOWED = {
     "remove_additional": (True, False, "all"),
     "all_errors": (True, False),
     "nullable": (True, False),
-    "strict": (True, False),
+    "strict": STRICT_MODES,
 }
 
 
@@ -113,8 +114,10 @@ class ValidatorEngine:
                                              ``"all"``: every undeclared one; ``False``: report them
     ``all_errors``               ``False``   collect every error instead of stopping at the first
     ``nullable``                 ``True``    honour OpenAPI's ``nullable: true``
-    ``strict``                   ``False``   Ajv's strict mode for keywords: an unknown keyword
+    ``strict``                   ``True``    Ajv's strict mode for keywords: an unknown keyword
                                              (``requried``) fails compilation naming its schema path
+                                             and the keyword meant; ``"log"``: a warning instead;
+                                             ``False``: ignored (:mod:`.keywords`)
     ``formats``                  ``{}``      extra formats: name -> regex source, compiled regex or
                                              predicate ``check(value) -> bool``
     ============================ =========== ==========================================================
@@ -167,6 +170,12 @@ class ValidatorEngine:
             else:
                 fn, opts = item, {}
             fn(self, opts if opts is not None else {})
+
+    @property
+    def known_keywords(self) -> frozenset[str]:
+        """The keywords strict mode accepts: :data:`KNOWN_KEYWORDS` and those of :meth:`add_keyword`
+        (``x-...`` extensions are accepted too)."""
+        return KNOWN_KEYWORDS.union(self._keywords)
 
     # ---------------------------------------------------------------- plugin API
     def add_format(self, name: str, check: FormatCheck) -> "ValidatorEngine":
@@ -221,7 +230,8 @@ class ValidatorEngine:
                 http_part: str = "body") -> Validator:
         """Compile ``schema`` into ``validate(data) -> value``.
 
-        ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name. An unresolvable
+        ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name; ``http_part``
+        names the schema in strict mode's messages (``body#/properties/a``). An unresolvable
         ``$ref`` raises :class:`framework.schemas.UnresolvableRefError`; a schema the
         engine cannot compile raises :class:`SchemaCompileError`. Identical schemas (same
         canonical JSON, same shared schemas reached) compile once per engine.
@@ -232,7 +242,8 @@ class ValidatorEngine:
             key = f"{http_part}:{key}"
         if key is not None and key in self._cache:
             return self._cache[key]
-        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords)
+        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords,
+                                           http_part)
         namespace = generator.globals
         source = load(_CODE_CACHE, generator.emitter(), namespace, _HEADER)
         validator = self._wrap(namespace[generator.root_name], schema, source)
@@ -247,7 +258,8 @@ class ValidatorEngine:
         Tracebacks through a compiled validator show the same lines.
         """
         schema, index = self._prepare(schema, shared)
-        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords)
+        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords,
+                                           http_part)
         return generator.emitter().source(_HEADER)
 
     def _options_for(self, http_part: str) -> dict[str, Any]:

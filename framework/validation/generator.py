@@ -38,7 +38,7 @@ from .ecma_regex import CompiledPattern, compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import Invalid, SchemaCompileError
 from ..schemas import DRAFT07_META_URI, JSONValue, RefIndex, Schema, base_inside, escape_token as ptr, json_equal
-from .keywords import unknown_keywords
+from .keywords import check_keywords, location
 from .messages import english
 
 #: A user keyword's check: ``validate(data, keyword_value, parent_schema) -> bool``.
@@ -99,7 +99,7 @@ class ValidatorCodeGenerator:
 
     def __init__(self, definition: JSONValue, index: RefIndex, options: dict[str, Any],
                  formats: dict[str, Callable[[Any], bool]],
-                 keywords: dict[str, KeywordCheck | None]) -> None:
+                 keywords: dict[str, KeywordCheck | None], document: str = "") -> None:
         self._out = Emitter()
         self._fast_fail: bool = not options["all_errors"]
         # The schema of the block being generated (a dict inside the generate_* methods).
@@ -111,7 +111,12 @@ class ValidatorCodeGenerator:
         self._use_defaults: bool | str = options["use_defaults"]
         self._remove: bool | str = options["remove_additional"]
         self._nullable: bool = options["nullable"]
-        self._strict: bool = options.get("strict", False)
+        self._strict = options["strict"]
+        # What the schema is, for strict mode's messages ("body": ``body#/properties/a``).
+        self._document = document
+        # Schema objects strict mode has seen: one generated twice (a $ref target used
+        # inside and outside anyOf) is reported once.
+        self._checked: set[int] = set()
         self._user_formats = formats
         self._keywords = keywords
         self._globals: dict[str, Any] = {
@@ -295,11 +300,9 @@ class ValidatorCodeGenerator:
 
     def run_generate_functions(self, definition: dict[str, Any]) -> int:
         """Generate the checks of every keyword of ``definition``; the number of keywords handled."""
-        if self._strict:
-            unknown = unknown_keywords(definition, self._keywords)
-            if unknown:
-                raise SchemaCompileError(f'strict mode: unknown keyword "{unknown[0]}" at {self._spath}'
-                                         f'/{ptr(unknown[0])} (declare it with engine.add_keyword)')
+        if self._strict and id(definition) not in self._checked:
+            self._checked.add(id(definition))
+            check_keywords(definition, location(self._document, self._spath), self._strict, self._keywords)
         count = 0
         for keys, func in _ORDER:
             for key in keys:

@@ -118,12 +118,17 @@ def test_bad_merge_or_patch_fails_ready(schema, match):
         app.ready()
 
 
-def test_without_the_plugin_merge_is_only_an_unknown_keyword():
-    # Control for the tests above: without the plugin nothing is merged, so the body
-    # that /merged refuses with the plugin is accepted.
-    app = Framework()
-    app.add_schema(ITEM)
-    app.post("/merged", {"schema": {"body": {"$merge": {
-        "source": {"$ref": "item#"}, "with": {"required": ["name", "price"]}}}}},
-        lambda request, reply: {"ok": True})
-    assert post(app, "/merged", {"name": "pen"}).json() == {"ok": True}
+def test_without_the_plugin_merge_is_an_unknown_keyword():
+    # Control for the tests above: without the plugin nothing would be merged, so strict
+    # mode refuses the keyword; with strict off the body /merged refuses with the plugin
+    # is accepted.
+    def build(**validator):
+        app = Framework(validator=validator)
+        app.add_schema(ITEM)
+        app.post("/merged", {"schema": {"body": {"$merge": {
+            "source": {"$ref": "item#"}, "with": {"required": ["name", "price"]}}}}},
+            lambda request, reply: {"ok": True})
+        return app
+    with pytest.raises(Exception, match=r'strict mode: unknown keyword "\$merge" at body#/'):
+        build().ready()
+    assert post(build(custom_options={"strict": False}), "/merged", {"name": "pen"}).json() == {"ok": True}

@@ -44,7 +44,7 @@ def one_error(schema, data, **options):
 def test_default_options():
     engine = ValidatorEngine()
     assert engine.options == {"coerce_types": "array", "use_defaults": True, "remove_additional": True,
-                              "all_errors": False, "nullable": True, "strict": False, "formats": {}}
+                              "all_errors": False, "nullable": True, "strict": True, "formats": {}}
 
 
 def test_unknown_option_is_a_type_error_naming_it():
