@@ -194,13 +194,12 @@ class Framework(Context):
                     route.compiled = self._uncompilable_route
         return route.compiled
 
-    def _answer_failed_start(self, start_response: StartResponse, environ: dict[str, Any]) -> Iterable[bytes]:
+    def _answer_failed_start(self, error: BaseException, start_response: StartResponse,
+                             environ: dict[str, Any]) -> Iterable[bytes]:
         """The answer while the application could not start (logged at the first such request)."""
-        state = self._state
-        with state.boot_lock:
+        with self._state.boot_lock:
             if self._failed_start is None:
-                assert state.boot_error is not None, "only a failed ready() leads here"
-                self._failed_start = FailedStart(state.boot_error, state.logger, replaces_workers(environ))
+                self._failed_start = FailedStart(error, self._state.logger, replaces_workers(environ))
         return self._failed_start.answer(start_response)
 
     # WSGI.
@@ -212,8 +211,8 @@ class Framework(Context):
                     self.ready()
                 except Exception:
                     pass
-            if not state.started:
-                return self._answer_failed_start(start_response, environ)
+            if state.boot_error is not None:  # (None: an on_ready hook's own request, served)
+                return self._answer_failed_start(state.boot_error, start_response, environ)
         method = environ["REQUEST_METHOD"]
         path = environ.get("PATH_INFO") or "/"
         params: dict[str, str] = {}
