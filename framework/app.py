@@ -210,7 +210,7 @@ class Framework(Context):
                 try:
                     self.ready()
                 except Exception:
-                    pass
+                    pass  # kept as state.boot_error, answered below
             if state.boot_error is not None:  # (None: an on_ready hook's own request, served)
                 return self._answer_failed_start(state.boot_error, start_response, environ)
         method = environ["REQUEST_METHOD"]

@@ -174,7 +174,7 @@ def test_failed_boot_recovers_on_a_real_server_once_the_cause_is_gone(name, tmp_
                 head = b""
             if head.startswith(b"http/1.1 200"):
                 break
-            assert head == b"" or head.startswith(b"http/1.1 503"), head
+            assert head.startswith(b"http/1.1 503") or (name == "granian" and head == b""), head
             assert time.monotonic() < deadline, "the worker was not replaced in time"
             time.sleep(0.2)
         assert json.loads(body) == {"secret": "protected data"}
