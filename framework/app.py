@@ -21,8 +21,9 @@ from typing_extensions import Self
 
 from .compiled_route import CompiledRoute
 from .context import Context
-from .error_handling import NotFoundRoutes, default_not_found_handler
-from .errors import BadUrlError, RouteMissingHandlerError, create_error
+from .error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
+from .errors import STATUS_CODES, BadUrlError, RouteMissingHandlerError, create_error
+from .failed_start import FailedStart, replaces_workers
 from .lifecycle import run
 from .loader import PLUGIN_TIMEOUT
 from .proxy import proxy_trust
@@ -110,6 +111,10 @@ class Framework(Context):
         super().__init__(state, None, "root", "")
         self._schema_error_formatter = schema_error_formatter
         self._compile_lock = threading.Lock()
+        #: Set (once, logged) when a request finds that the application could not start.
+        self._failed_start: FailedStart | None = None
+        #: ``lazy=True``: answers the routes that failed to compile (a fixed 500); made at the first failure.
+        self._uncompilable_route: CompiledRoute | None = None
         #: Answers paths that are not UTF-8; set at ready(), before any request is routed.
         self._bad_url_route: CompiledRoute
 
@@ -118,8 +123,9 @@ class Framework(Context):
         """Load every plugin, compile every route, then run ``on_ready`` hooks; idempotent.
 
         A failed start stays failed: every later call raises the same error, and requests
-        are answered 500, so a half-loaded application (one missing its auth plugin, say)
-        never serves.
+        are answered 503 with ``Retry-After``, so a half-loaded application (one missing its
+        auth plugin, say) never serves (see ``framework.failed_start``: under gunicorn and
+        granian the worker then exits, and its replacement starts the application again).
         """
         state = self._state
         if state.started:
@@ -180,20 +186,43 @@ class Framework(Context):
         return NotFoundRoutes(by_prefix, answer(self, self._not_found_handler or default_not_found_handler))
 
     def _compiled(self, route: Route) -> CompiledRoute:
-        """``lazy=True``: the route compiles at its first request (once, thread-safe)."""
+        """``lazy=True``: the route compiles at its first request (once, thread-safe).
+
+        A route that fails to compile (a schema Ajv refuses) is logged once and answered
+        with a fixed 500 from then on, never compiled again."""
         with self._compile_lock:
             if route.compiled is None:
-                route.compiled = CompiledRoute(route, self._state)
+                try:
+                    route.compiled = CompiledRoute(route, self._state)
+                except Exception as error:
+                    self._state.logger.error("route %s %s could not be compiled, it answers 500: %s",
+                                             route.method, route.url, error, exc_info=error)
+                    if self._uncompilable_route is None:
+                        self._uncompilable_route = CompiledRoute(
+                            Route("*", "/*", {"handler": _answer_uncompilable, "config": {}}, self), self._state,
+                            parse_body=False)
+                    route.compiled = self._uncompilable_route
         return route.compiled
+
+    def _answer_failed_start(self, error: BaseException, start_response: StartResponse,
+                             environ: dict[str, Any]) -> Iterable[bytes]:
+        """The answer while the application could not start (logged at the first such request)."""
+        with self._state.boot_lock:
+            if self._failed_start is None:
+                self._failed_start = FailedStart(error, self._state.logger, replaces_workers(environ))
+        return self._failed_start.answer(start_response)
 
     # WSGI.
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         state = self._state
         if not state.started:
-            try:
-                self.ready()
-            except Exception:
-                return _boot_failed(state, start_response)
+            if state.boot_error is None:  # (raised again per request, its traceback would grow)
+                try:
+                    self.ready()
+                except Exception:
+                    pass  # kept as state.boot_error, answered below
+            if state.boot_error is not None:  # (None: an on_ready hook's own request, served)
+                return self._answer_failed_start(state.boot_error, start_response, environ)
         method = environ["REQUEST_METHOD"]
         path = environ.get("PATH_INFO") or "/"
         params: dict[str, str] = {}
@@ -341,14 +370,9 @@ def _answer_not_allowed(request: "Request", reply: "Reply") -> "Reply":
     raise MethodNotAllowedError(request.method, request.path)
 
 
-def _boot_failed(state: AppState, start_response: StartResponse) -> Iterable[bytes]:
-    """The answer while the application cannot start: a fixed 500, logged."""
-    state.logger.error("the application failed to start, answering 500: %r", state.boot_error,
-                       exc_info=state.boot_error)
-    body = b'{"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}'
-    start_response("500 Internal Server Error", [("content-type", "application/json; charset=utf-8"),
-                                                 ("content-length", str(len(body)))])
-    return [body]
+def _answer_uncompilable(request: "Request", reply: "Reply") -> "Reply":
+    """``lazy=True``: a route that failed to compile (logged then): the fixed 500, logged no more."""
+    return reply.code(500).send({"statusCode": 500, "error": STATUS_CODES[500], "message": INTERNAL_ERROR_MESSAGE})
 
 
 #: Applications that ran ``ready()``, closed when the process that readied them exits.

@@ -123,18 +123,3 @@ def test_over_limit_body_then_keep_alive(server):
     if not closes and name != "granian":
         assert connection.sock is sock  # the same connection answered
     connection.close()
-
-
-@pytest.mark.parametrize("name", SERVERS)
-def test_failed_boot_stays_failed_over_http(name):
-    """bearer_auth with no keys fails the first (lazy) ready(): the first request is a 500
-    and so is the second, without credentials (it used to be a 200 with the data)."""
-    port, process = serve(name, "boot_fail_app:app")
-    try:
-        for _ in range(3):
-            head, body = raw_get(port, "/private")
-            assert head.startswith(b"http/1.1 500")
-            assert json.loads(body) == {"statusCode": 500, "error": "Internal Server Error",
-                                        "message": "Internal Server Error"}
-    finally:
-        stop(process)
