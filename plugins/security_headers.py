@@ -8,8 +8,7 @@ other route::
     from framework.plugins.security_headers import security_headers
 
     app = Framework()
-    app.register(security_headers)                                  # every route
-    app.register(security_headers, x_frame_options="DENY",
+    app.register(security_headers, x_frame_options="DENY",          # on the root: every route
                  content_security_policy={"directives": {"img-src": ["'self'", "https://cdn.example"]}})
 
 Every answer of those routes (errors, streams and files included) gets helmet's default
