@@ -290,6 +290,16 @@ def test_a_streamed_reply_carries_the_headers():
     assert answer.body == b"ab" and answer.headers["x-content-type-options"] == "nosniff"
 
 
+def test_a_file_reply_carries_the_headers(tmp_path):
+    (tmp_path / "page.html").write_text("<p>file</p>")
+    app = app_with()
+    app.get("/file", lambda request, reply: reply.send_file(tmp_path / "page.html"))
+    answer = app.inject(url="/file")
+    assert answer.status_code == 200 and answer.headers["content-security-policy"] == DEFAULT_POLICY
+    cached = app.inject(url="/file", headers={"if-none-match": answer.headers["etag"]})
+    assert cached.status_code == 304 and cached.headers["x-frame-options"] == "SAMEORIGIN"
+
+
 # Options checked when the plugin loads.
 @pytest.mark.parametrize("options, message", [
     ({"frame_options": "DENY"}, "unknown option 'frame_options' (did you mean 'x_frame_options'?)"),
