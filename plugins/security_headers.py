@@ -40,7 +40,7 @@ added earlier (an authentication refusal of that context carries them too), so a
 or a later hook that sets one of these headers itself wins: the Swagger UI page of
 ``framework.plugins.openapi`` sends its own ``Content-Security-Policy`` (the policy that
 page works under), and keeps it. Every value is checked and written out when the plugin
-loads; a request only copies them (and asks for ``request.protocol`` when HSTS is on).
+loads; a request only sets them on its reply (and asks for ``request.protocol`` when HSTS is on).
 
 A not-found answer is the not-found handler's, with the hooks of the context that set
 it: register ``security_headers`` on the root (its 404s carry the headers), or call

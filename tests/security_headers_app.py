@@ -9,5 +9,6 @@ INLINE_PAGE = "<html><body><script>document.body.append('INLINE-' + 'RAN')</scri
 
 app = create_app(api_keys=["demo-key"])
 app.register(security_headers)
-app.get("/inline", {"schema": {"hide": True}}, lambda request, reply: reply.type("text/html; charset=utf-8").send(INLINE_PAGE))
+app.get("/inline", {"schema": {"hide": True}},
+        lambda request, reply: reply.type("text/html; charset=utf-8").send(INLINE_PAGE))
 app.ready()
