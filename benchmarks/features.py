@@ -63,6 +63,12 @@ def _cors(app: Any) -> None:
     app.register(cors, origin=[ORIGIN])
 
 
+def _security_headers(app: Any) -> None:
+    from framework.plugins.security_headers import security_headers
+
+    app.register(security_headers)
+
+
 @dataclass(frozen=True)
 class Feature:
     """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
@@ -84,6 +90,7 @@ FEATURES = (
     Feature("decorate_request", setup=lambda app: app.decorate_request("user", None)),
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
+    Feature("security_headers", setup=_security_headers, header="content-security-policy"),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),
