@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import socket
 import subprocess
 import sys
 from typing import Optional
@@ -316,3 +317,25 @@ def test_the_module_docstring_example_runs():
 
     result = doctest.testmod(framework.settings)
     assert result.attempted and not result.failed
+
+
+def test_gunicorn_stops_when_the_example_application_has_a_bad_setting(tmp_path):
+    """A worker whose import fails stops gunicorn ("Worker failed to boot"): loudly, at
+    start, with the problems in its log and no value."""
+    env = {k: v for k, v in os.environ.items() if k not in ("API_KEYS", "DATABASE_URL", "EXAMPLE_WRAP_GRANDCHILD")}
+    env.update({"ITEMS_DB": str(tmp_path / "items.sqlite3"), "EXAMPLE_WRAP_GRANDCHILD": SECRET})
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([sys.executable, "-m", "gunicorn", "examples.app:app", "--bind", f"127.0.0.1:{port}",
+                                "--workers", "2"], cwd=SUPPORT_PATH, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0, output
+    assert "EXAMPLE_WRAP_GRANDCHILD: should be boolean" in output and "Worker failed to boot" in output, output
+    assert SECRET not in output
