@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, TypeVar, Union, overload
 
 from .errors import SchemaValidationFailure, SettingsError
+from .schemas import is_array, is_object
 from .typeschema import builder_of, is_python_type, schema_of
 from .validation import ValidatorEngine
 
@@ -65,7 +66,7 @@ _ENGINE_OPTIONS = {"all_errors": True, "coerce_types": True}
 def load_settings(schema: type[_T], env: Mapping[str, str] | None = None, prefix: str = "APP_",
                   dotenv: DotenvPath | None = None) -> _T: ...
 @overload
-def load_settings(schema: Mapping[str, Any], env: Mapping[str, str] | None = None, prefix: str = "APP_",
+def load_settings(schema: dict[str, Any], env: Mapping[str, str] | None = None, prefix: str = "APP_",
                   dotenv: DotenvPath | None = None) -> dict[str, Any]: ...
 def load_settings(schema: Any, env: Mapping[str, str] | None = None, prefix: str = "APP_",
                   dotenv: DotenvPath | None = None) -> Any:
@@ -84,16 +85,9 @@ def load_settings(schema: Any, env: Mapping[str, str] | None = None, prefix: str
     if is_python_type(schema):
         build = builder_of(schema)
         schema = schema_of(schema)
-    properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(properties, Mapping) or not properties:
-        raise TypeError("load_settings needs an object schema with 'properties' (one per setting), "
-                        "a TypedDict or a dataclass")
-    for name in properties:
-        if not _IDENTIFIER.match(name):
-            raise TypeError(f"settings property {name!r} cannot name an environment variable: "
-                            f"use letters, digits and underscores")
+    properties = _properties(schema)
     variables = {name: prefix + name.upper() for name in properties}
-    validate = ValidatorEngine(_ENGINE_OPTIONS).compile(dict(schema))
+    validate = ValidatorEngine(_ENGINE_OPTIONS).compile(schema)
 
     problems: list[str] = []  # the .env file's, then the settings' in the schema's order
     from_file = _read_dotenv(dotenv, problems) if dotenv is not None else {}
@@ -108,8 +102,9 @@ def load_settings(schema: Any, env: Mapping[str, str] | None = None, prefix: str
                 found.append((name, f"{variable}: {value.problem}"))
             else:
                 data[name] = value
+    settings: Any = None
     try:
-        value = validate(data)
+        settings = validate(data)
     except SchemaValidationFailure as failure:
         unreadable = {name for name, _ in found}  # unset for the validator: not "required" too
         names = _declared_names(schema)
@@ -120,7 +115,20 @@ def load_settings(schema: Any, env: Mapping[str, str] | None = None, prefix: str
         found.sort(key=lambda item: order.get(item[0], len(order)))
         # ``from None``: no chained exception (a JSON error, the validator's) is printed under it.
         raise SettingsError(problems + [line for _, line in found]) from None
-    return build(value) if build is not None else value
+    return build(settings) if build is not None else settings
+
+
+def _properties(schema: Any) -> Mapping[str, Any]:
+    """The schema's ``properties``, checked to name environment variables (else ``TypeError``)."""
+    properties = schema.get("properties") if is_object(schema) else None
+    if not is_object(properties) or not properties:
+        raise TypeError("load_settings needs an object schema with 'properties' (one per setting), "
+                        "a TypedDict or a dataclass")
+    for name in properties:
+        if not _IDENTIFIER.match(name):
+            raise TypeError(f"settings property {name!r} cannot name an environment variable: "
+                            f"use letters, digits and underscores")
+    return properties
 
 
 class _Unreadable:
@@ -131,10 +139,10 @@ class _Unreadable:
 
 
 def _types(schema: Any) -> set[str]:
-    declared = schema.get("type") if isinstance(schema, Mapping) else None
+    declared = schema.get("type") if is_object(schema) else None
     if isinstance(declared, str):
         return {declared}
-    return set(declared) if isinstance(declared, list) else set()
+    return {str(item) for item in declared} if is_array(declared) else set()
 
 
 def _from_text(text: str, schema: Any) -> Any:
@@ -167,12 +175,12 @@ def _declared_names(schema: Any) -> set[str]:
     stack = [schema]
     while stack:
         item = stack.pop()
-        if isinstance(item, Mapping):
+        if is_object(item):
             properties = item.get("properties")
-            if isinstance(properties, Mapping):
-                names.update(str(name) for name in properties)
+            if is_object(properties):
+                names.update(properties)
             stack.extend(item.values())
-        elif isinstance(item, list):
+        elif is_array(item):
             stack.extend(item)
     return names
 
@@ -180,14 +188,14 @@ def _declared_names(schema: Any) -> set[str]:
 def _problem(record: dict[str, Any], variables: Mapping[str, str], names: set[str]) -> tuple[str, str]:
     """``(property, line)`` for a validator error record; the line names the variable, no value."""
     message = str(record.get("message", "is invalid"))
-    params = record.get("params") or {}
+    params: Mapping[str, Any] = record.get("params") or {}
     if record.get("keyword") == "type" and "boolean" in str(params.get("type", "")):
         message += _BOOLEAN_HINT
     segments = [segment.replace("~1", "/").replace("~0", "~")
                 for segment in str(record.get("instance_path", "")).split("/")[1:]]
     if not segments:
-        missing = params.get("missingProperty")
-        if record.get("keyword") == "required" and missing in variables:
+        missing: Any = params.get("missingProperty")
+        if record.get("keyword") == "required" and isinstance(missing, str) and missing in variables:
             return missing, f"{variables[missing]}: is required and not set"
         return "", f"settings: {message}"
     name, inner = segments[0], segments[1:]
