@@ -55,7 +55,12 @@ class Framework(Context):
     ``done``; 10 by default). Router options (find-my-way's): ``ignore_trailing_slash``,
     ``ignore_duplicate_slashes``, ``case_sensitive``, ``max_param_length`` (a longer
     parameter is a 404); ``method_not_allowed=True`` answers a known path asked with
-    another method 405 with ``Allow``, and ``OPTIONS`` 204 with ``Allow`` (default: 404).
+    another method 405 with ``Allow``, and ``OPTIONS`` 204 with ``Allow`` (default: 404). Inputs:
+    ``coerce_body=False`` validates bodies without type coercion (the query string, path
+    parameters and headers, which arrive as text, still coerce); ``max_body_depth`` (128)
+    is the levels of arrays and objects a body may nest on the routes that recurse over it
+    (a body schema with a ``$ref`` cycle, as recursive types make, or ``uniqueItems``):
+    deeper is a 400.
 
     >>> app = Framework()
     >>> @app.get("/hello")
@@ -72,11 +77,15 @@ class Framework(Context):
                  request_id_header: str | None = None, gen_request_id: "Callable[[Request], str] | None" = None,
                  trust_proxy: TrustProxy = False, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
                  case_sensitive: bool = True, max_param_length: int = 100,
-                 method_not_allowed: bool = False) -> None:
+                 method_not_allowed: bool = False, max_body_depth: int = 128, coerce_body: bool = True) -> None:
         if type(body_limit) is not int or body_limit <= 0:
             raise ValueError(f"body_limit must be a positive integer, got {body_limit!r}")
         if not isinstance(plugin_timeout, (int, float)) or plugin_timeout <= 0:
             raise ValueError(f"plugin_timeout must be a positive number of seconds, got {plugin_timeout!r}")
+        if type(max_body_depth) is not int or max_body_depth <= 0:
+            raise ValueError(f"max_body_depth must be a positive integer, got {max_body_depth!r}")
+        if not isinstance(coerce_body, bool):
+            raise TypeError(f"coerce_body must be True or False, got {coerce_body!r}")
         validator = dict(validator or {})
         unknown = set(validator) - {"custom_options", "plugins"}
         if unknown:
@@ -87,7 +96,8 @@ class Framework(Context):
         state = AppState(self, body_limit=body_limit, lazy=lazy, logger=_logger(logger),
                          plugin_timeout=float(plugin_timeout), validator_options=validator,
                          request_id=request_id_reader(header, gen_request_id), request_id_header=header,
-                         request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy))
+                         request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy),
+                         max_body_depth=max_body_depth, coerce_body=coerce_body)
         # The router's options (find-my-way's): see framework.routing.
         state.router = Router(ignore_trailing_slash=ignore_trailing_slash,
                               ignore_duplicate_slashes=ignore_duplicate_slashes,

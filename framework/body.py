@@ -144,7 +144,7 @@ class BodyParsing:
         if not content_type:
             parser = self.parsers.catch_all
             if parser is None:
-                raise InvalidMediaTypeError("undefined")
+                raise InvalidMediaTypeError(None)
         else:
             media_type = parse_media_type(content_type)
             parser = self.parsers.find(media_type) if media_type is not None else None

@@ -79,7 +79,7 @@ class CompiledRoute:
         validation = compile_input_validation(
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
-            scope.parsers)
+            scope.parsers, state.max_body_depth)
         steps: list[Any] = [  # objects whose __call__ is a Step
             EchoRequestId(state.request_id_header) if state.request_id_header else None,
             LogIncoming() if state.request_logging else None,
@@ -88,7 +88,7 @@ class CompiledRoute:
             body,
             HookPhase("pre_validation", hooks["pre_validation"]) if hooks["pre_validation"] else None,
             validation,
-            compile_input_building(route) if validation is not None else None,
+            compile_input_building(route, validation),
             HookPhase("pre_handler", hooks["pre_handler"]) if hooks["pre_handler"] else None,
         ]
         #: What runs before the handler, in order; each may send the reply, which ends the chain.

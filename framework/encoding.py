@@ -17,17 +17,25 @@ from typing import Any
 
 import orjson
 
-from .errors import JsonDecodeError
+from .errors import JsonDecodeError, nesting_records
 from .undefined import UNDEFINED
 
 __all__ = ["JsonDecodeError", "loads", "dumps_bytes", "default"]
 
 
+#: orjson's bound on nesting: a deeper body is malformed JSON (a 400 without a code, as
+#: any), said in the words input validation uses past ``max_body_depth`` (framework.inputs).
+JSON_MAX_DEPTH = 1024
+
+
 def loads(raw: bytes) -> Any:
-    """Parse a JSON body strictly; raise :class:`JsonDecodeError` on anything RFC 8259 forbids."""
+    """Parse a JSON body strictly; raise :class:`JsonDecodeError` on anything RFC 8259 forbids
+    and past :data:`JSON_MAX_DEPTH` levels of nesting."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as error:
+        if str(error).startswith("depth limit exceeded"):
+            raise JsonDecodeError(f"body {nesting_records(JSON_MAX_DEPTH)[0]['message']}") from None
         raise JsonDecodeError(str(error)) from None
 
 

@@ -7,7 +7,8 @@ outwards: a handler that raises hands its new error to the next one, and the def
 handler, last in every chain, always answers. The payload is Fastify's
 ``{statusCode, code, error, message}``; an unexpected exception (one that carries no
 status) is answered ``"Internal Server Error"``, its text and traceback going to the log
-only.
+only. So is an answer that cannot be rendered (an error reply that does not fit its
+response schema, an ``on_send`` hook that raises on the error reply too): the fixed 500.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import encoding
-from .errors import STATUS_CODES, FailedErrorSerializationError
+from .errors import STATUS_CODES
 
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute
@@ -140,15 +141,16 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
 
 
 def serialization_failure(route: "CompiledRoute", reply: "Reply", error: Exception) -> bytes:
-    """The answer to an error payload that could not be serialized either: Fastify's
-    FST_ERR_FAILED_ERROR_SERIALIZATION, as fixed JSON."""
+    """The answer when the reply to an error could not be rendered either (its payload
+    does not fit the response schema for its status, an ``on_send`` hook raised on it):
+    the fixed 500 JSON, the failure logged with its traceback (never its text to the client)."""
     original = reply.error if reply.error is not None else error
-    route.log.error("failed to serialize an error: %s", describe(error), exc_info=error,
-                    extra=_request_fields(reply.request))
-    failure = FailedErrorSerializationError(_text(error), _text(original))
-    reply.begin_error_handler(failure, 500)
+    request = reply.request
+    route.log.error("request %s %r: the answer to %s could not be rendered: %s", request.method, request.url,
+                    describe(original), describe(error), exc_info=error, extra=_request_fields(request))
+    reply.begin_error_handler(error, 500)
     reply.code(500).header("content-type", JSON_CONTENT_TYPE)
-    return encoding.dumps_bytes({"statusCode": 500, "code": failure.code, "message": failure.message})
+    return encoding.dumps_bytes(_fixed_internal_error())
 
 
 def describe(error: BaseException) -> str:

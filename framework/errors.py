@@ -156,6 +156,29 @@ class ValidationError(FrameworkError):
         self.validation_context = validation_context
 
 
+def nesting_records(limit: int) -> list[dict[str, Any]]:
+    """The error record of an input nested deeper than ``limit`` levels (arrays and
+    objects), which input validation refuses before anything recurses over it."""
+    return [{"keyword": "depth", "instance_path": "", "schema_path": "", "params": {"limit": limit},
+             "message": f"is nested too deeply (more than {limit} levels)"}]
+
+
+class InputBuildError(ValueError):
+    """A validated value the handler's type cannot hold (``Infinity`` for an ``int``, a
+    model's own check failing): raised by ``framework.typeschema``'s builders, answered
+    400 by input building naming the part and the JSON pointer of the value."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+    def inside(self, key: str | int) -> "InputBuildError":
+        """The same error, met at ``key`` of the container being built."""
+        self.path = (key, *self.path)
+        return self
+
+
 # Request-time errors.
 class BodyTooLargeError(FrameworkError):
     """The request body is larger than the route's ``body_limit`` (or the application's): 413."""
@@ -166,12 +189,16 @@ class BodyTooLargeError(FrameworkError):
 
 
 class InvalidMediaTypeError(FrameworkError):
-    """No content-type parser accepts the request's ``Content-Type`` (or a body came without one):
-    415."""
+    """No content-type parser accepts the request's ``Content-Type`` (``None``: a body came
+    without one): 415."""
 
     code = "FST_ERR_CTP_INVALID_MEDIA_TYPE"
     message_template = "Unsupported Media Type: %s"
     status_code = 415
+
+    def __init__(self, content_type: str | None, **options: Any) -> None:
+        super().__init__(content_type if content_type is not None
+                         else "the request has a body but no Content-Type", **options)
 
 
 class InvalidContentLengthError(FrameworkError):
@@ -225,13 +252,6 @@ class InvalidCookieError(ValueError):
     ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,
     control characters) or is no host name. It carries no status: a client sees only the
     fixed 500, never the value (which may come from the request)."""
-
-
-class FailedErrorSerializationError(FrameworkError):
-    """An error reply could not be serialized either: the fixed 500 answered instead."""
-
-    code = "FST_ERR_FAILED_ERROR_SERIALIZATION"
-    message_template = "Failed to serialize an error. Error: %s. Original error: %s"
 
 
 class JsonBodyError(FrameworkError):
@@ -333,6 +353,15 @@ class HookInvalidHandlerError(FrameworkError):
 
     code = "FST_ERR_HOOK_INVALID_HANDLER"
     message_template = "%s hook should be a function, instead got %s"
+
+
+class HookSignatureError(FrameworkError):
+    """A hook cannot be called with the arguments its name passes (an ``on_send`` hook
+    that takes only ``payload``): refused when it is added."""
+
+    code = "FST_ERR_HOOK_SIGNATURE"
+    message_template = ("The %s hook %s cannot be called as %s (%s): "
+                        "declare it as def %s")
 
 
 class HookNotSupportedError(FrameworkError):
@@ -454,7 +483,7 @@ class InstanceAlreadyStartedError(FrameworkError):
     """A plugin, hook, schema, compiler or handler was added after ``ready()``."""
 
     code = "FST_ERR_INSTANCE_ALREADY_LISTENING"
-    message_template = "Fastify instance is already started. %s"
+    message_template = "The application is already started (ready() has run). %s"
 
 
 class ContentTypeParserAlreadyPresentError(FrameworkError):
@@ -554,10 +583,41 @@ class TypegenError(ValueError):
     invalid file (the message says which)."""
 
 
-class SerializationError(FrameworkError):
-    """A response value does not fit its schema: answered 500, message as fast-json-stringify words it."""
+class SerializationError(Exception):
+    """A response value does not fit its schema (message as fast-json-stringify words it).
 
-    status_code = 500
+    ``pointer`` is the JSON pointer of the value in the response (``"/items/1/owner"``;
+    ``""`` for the whole value). It carries no status: the reply answers the fixed 500,
+    and the message, which may quote the value, goes only to the log.
+    """
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.message, self.pointer)
+
+
+class ReplySerializationError(TypeError):
+    """A reply's payload does not fit its response schema, or is not JSON: an unexpected
+    error (it carries no status), answered with the fixed 500. The message, for the log,
+    names the route, the reply's status and the JSON pointer of the value."""
+
+    def __init__(self, route: str, reply_status: int, pointer: str | None, reason: str) -> None:
+        where = "" if pointer is None else f" at {pointer}" if pointer else " at the top level"
+        super().__init__(f"cannot serialize the reply of {route} (status {reply_status}){where}: {reason}")
+        self.route = route
+        self.reply_status = reply_status  # not ``status``: that would be the status of the error reply
+        self.pointer = pointer
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.route, self.reply_status, self.pointer, self.reason)
 
 
 class Invalid(Exception):

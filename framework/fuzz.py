@@ -5,25 +5,42 @@ excepted), Hypothesis draws requests from the route's compiled schemas (the norm
 ``params``, ``querystring``, ``headers`` and ``body`` schemas, ``$ref`` resolved through
 the shared schemas visible to the route) and sends them through ``app.inject``:
 
-* valid requests: every part drawn from its schema; the answer must not be a 5xx, and a
-  2xx body must validate against the route's response schema for that status (an exact
-  key, else the class key such as ``2xx``, else ``default``; checked with ``jsonschema``);
+* valid requests (half the draws): every part valid. Valid means valid for the route's
+  own validators (the ones its validation step runs: the app's engine with the app's
+  validator options, or the route's own compiler), on the parts as the route will see
+  them (path parameters and query values as text, every header sent, the JSON body); a
+  draw they refuse is discarded. The answer must not be a 5xx, nor a validation error
+  (``FST_ERR_VALIDATION``, whoever raised it: a hook refusing valid input breaks the
+  contract too); a 2xx body must validate against the route's response schema for that
+  status (an exact key, else the class key such as ``2xx``, else ``default``; checked
+  with ``jsonschema``). Any other 4xx is the handler's choice (a 404, a 409) and passes;
 * invalid requests: one part made invalid (a required property missing, a value of a type
   no coercion turns into the declared one, a number out of range, a string out of its
   length or enum, an array too long...), the others valid; the answer must be a 400 whose
   message starts with the part's name (``validation_context``: ``params``, ``body``,
   ``querystring``, ``headers``).
 
+A route none of whose valid draws reached its handler fails ("no valid draw reached the
+handler"): either nothing drawn was valid (a constraint the strategies cannot meet, a
+format only the application knows), or something before the handler (a hook, a guard)
+answered every one. To know, ``fuzz`` wraps the route's compiled handler while it runs
+that route: each request it sends carries a list in its environ, which the wrapper marks
+when the handler is called; any other request passes through, and the handler is put
+back afterwards. The answer alone could not tell (a hook may answer anything a handler may).
+
 Strategies are written here for the subset of JSON Schema route schemas use: ``type``
 (one or a list), ``properties``/``required``, ``enum``, ``const``, ``minimum``/
 ``maximum`` (and exclusive), ``minLength``/``maxLength``, ``pattern`` (drawn with
-``hypothesis.strategies.from_regex``: schemas are application code), ``items``/
+``hypothesis.strategies.from_regex``: schemas are application code), ``format`` (every
+format of ``framework.validation.formats``: ``framework.fuzz_formats``), ``items``/
 ``minItems``/``maxItems``, ``anyOf``/``oneOf`` (one branch), ``$ref``. A subschema with
-other combinators is drawn from loosely, and never made invalid (the check could not
-know the answer). Drawn values are checked with ``jsonschema`` before they are sent.
+other combinators is drawn from loosely (the route's validators then keep what is valid),
+and never made invalid (the check could not know the answer).
 
 Each route failing is reported with its minimal (shrunk) example; ``fuzz`` raises
-:class:`FuzzFailure` listing them, or returns a :class:`FuzzReport` when all pass.
+:class:`FuzzFailure` listing them, or returns a :class:`FuzzReport` when all pass. The
+report counts, per route, the valid draws, those that reached the handler and the
+invalid draws (:class:`RouteCounts`).
 """
 from __future__ import annotations
 
@@ -31,18 +48,25 @@ import importlib
 import json
 import re
 import string
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, TypeGuard, Union
+from typing import TYPE_CHECKING, Any, Callable, Collection, Generator, Mapping, TypeGuard, Union
 from urllib.parse import quote
 
+from . import encoding
 from .errors import FuzzFailure
-from .inputs import BODY_SCHEMA_METHODS, is_content_map
+from .fuzz_formats import INTEGER_FORMATS, format_strategy
+from .injection import build_environ
+from .inputs import BODY_SCHEMA_METHODS, InputValidation, Validate, is_content_map
+from .request import headers_from_environ, parse_query_string
 from .schemas import Schema, is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
     from .app import Framework
+    from .compiled_route import CompiledRoute
     from .route import Route
     from .testing import InjectResponse
 
@@ -72,12 +96,25 @@ class RouteFailure:
 
 
 @dataclass
+class RouteCounts:
+    """The requests ``fuzz`` sent one route (shrinking included): ``valid`` draws (valid
+    for the route's own validators), how many of them ``reached`` its handler, and
+    ``invalid`` draws (one part invalid)."""
+
+    valid: int = 0
+    reached: int = 0
+    invalid: int = 0
+
+
+@dataclass
 class FuzzReport:
-    """What ``fuzz`` checked: ``routes`` (``"GET /items/:id"``...) and ``failures``."""
+    """What ``fuzz`` checked: ``routes`` (``"GET /items/:id"``...), ``failures``, and
+    ``counts``: each route's :class:`RouteCounts` by its ``"METHOD /url"`` label."""
 
     # (``lambda: []``: pyright reads ``default_factory=list`` as list[Unknown].)
     routes: list[str] = field(default_factory=lambda: [])
     failures: list[RouteFailure] = field(default_factory=lambda: [])
+    counts: dict[str, RouteCounts] = field(default_factory=lambda: {})
 
 
 # $ref: inlined through the shared schemas visible to the route.
@@ -159,6 +196,10 @@ def _valid_of(kind: str, schema: Schema, text: bool) -> SearchStrategy[Any]:
     from hypothesis import strategies as st
     if kind in ("integer", "number"):
         low, high = schema.get("minimum"), schema.get("maximum")
+        named = schema.get("format")
+        bounds = INTEGER_FORMATS.get(named) if isinstance(named, str) else None
+        if bounds is not None:  # int32, int64: an integer within them, whatever the type says
+            kind = "integer"
         if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], (int, float)):
             low = schema["exclusiveMinimum"] + (1 if kind == "integer" else 1e-6)
         if "exclusiveMaximum" in schema and isinstance(schema["exclusiveMaximum"], (int, float)):
@@ -166,6 +207,8 @@ def _valid_of(kind: str, schema: Schema, text: bool) -> SearchStrategy[Any]:
         if kind == "integer":
             low = -_MAX_INT if low is None else int(-(-low // 1))
             high = _MAX_INT if high is None else int(high // 1)
+            if bounds is not None:
+                low, high = max(low, bounds[0]), min(high, bounds[1])
             return st.integers(low, high)
         return st.floats(low if low is not None else -1e9, high if high is not None else 1e9,
                          allow_nan=False, allow_infinity=False).map(lambda value: value + 0.0)
@@ -174,10 +217,13 @@ def _valid_of(kind: str, schema: Schema, text: bool) -> SearchStrategy[Any]:
     if kind == "null":
         return st.none()
     if kind == "string":
-        if isinstance(schema.get("pattern"), str):
-            pattern: str = schema["pattern"]
-            # fullmatch: a string matching the whole pattern also matches it unanchored.
-            strategy = st.from_regex(pattern, fullmatch=True)
+        # A pattern first (a format it also names then filters the draws: _RouteCase.holds),
+        # else the format's own strategy.
+        pattern = schema.get("pattern")
+        # fullmatch: a string matching the whole pattern also matches it unanchored.
+        strategy = (st.from_regex(pattern, fullmatch=True) if isinstance(pattern, str)
+                    else format_strategy(schema.get("format")))
+        if strategy is not None:
             shortest: int = schema.get("minLength", 0)
             longest: int | None = schema.get("maxLength")
             return strategy.filter(lambda s: len(s) >= shortest and (longest is None or len(s) <= longest)
@@ -335,8 +381,13 @@ def _as_text(value: Any) -> Any:
 
 # The route's request and its checks.
 class _RouteCase:
-    def __init__(self, route: "Route") -> None:
+    def __init__(self, route: "Route", compiled: "CompiledRoute") -> None:
         self.route = route
+        self.validators = _part_validators(compiled)
+        self.counts = RouteCounts()
+        #: The answers to valid draws that did not reach the handler, by status (and one example).
+        self.unreached: Counter[int] = Counter()
+        self.unreached_example = ""
         shared = route.context.get_schemas()
         schema = route.schema
         self.parts: dict[str, Schema] = {}
@@ -380,49 +431,76 @@ class _RouteCase:
         return _invalid_part(self.parts[part], part != "body")
 
     def strategy(self) -> SearchStrategy[Drawn]:
-        """Requests to send: every part valid, or one part invalid and the others valid."""
+        """Requests to send: every part valid (half the draws), or one part invalid and the others valid."""
         from hypothesis import strategies as st
         parts = [part for part in PARTS if part in self.parts or part == "params"]
-        cases: list[SearchStrategy[Drawn]] = [
-            st.fixed_dictionaries({part: self.valid_strategy(part) for part in parts}).map(_drawn(None))]
+        valid_case = st.fixed_dictionaries({part: self.valid_strategy(part) for part in parts}).map(_drawn(None))
+        invalid_cases: list[SearchStrategy[Drawn]] = []
         for bad_part in parts:
             bad = self.invalid_strategy(bad_part)
             if bad is not None:
-                cases.append(st.fixed_dictionaries(
+                invalid_cases.append(st.fixed_dictionaries(
                     {part: (bad if part == bad_part else self.valid_strategy(part)) for part in parts}).map(
                     _drawn(bad_part)))
-        return st.one_of(cases)
+        return st.one_of(valid_case, st.one_of(invalid_cases)) if invalid_cases else valid_case
 
-    def checked(self, invalid_part: str | None, values: dict[str, Any]) -> bool:
-        """Whether the drawn values are what they claim (``jsonschema`` on the typed values)."""
-        import jsonschema
-        for part, value in values.items():
-            schema = self.parts.get(part)
-            if schema is None:
-                continue
-            # types-jsonschema leaves a deprecated overload's ``instance`` unannotated.
-            valid_value = jsonschema.Draft7Validator(schema).is_valid(value)  # pyright: ignore[reportUnknownMemberType]
-            if valid_value == (part == invalid_part):
-                return False
-        return True
-
-    def send(self, app: "Framework", values: dict[str, Any], headers: dict[str, str]) -> InjectResponse:
+    def request(self, values: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
+        """The drawn values as ``inject`` arguments: the path, query string, headers and JSON body."""
         url = self.route.url
-        params: dict[str, Any] = values.get("params") or {}
+        params = self.path_params(values)
         for name in self.param_names:
-            url = re.sub(r":" + name + r"(\([^)]*\))?", quote(_as_text(params.get(name, "x")), safe=""), url, count=1)
+            url = re.sub(r":" + name + r"(\([^)]*\))?", quote(params[name], safe=""), url, count=1)
         if self.wildcard:
-            url = url.replace("*", quote(str(params.get("*", "x")), safe="/"))
+            url = url.replace("*", quote(params["*"], safe="/"))
         querystring: dict[str, Any] = values.get("querystring") or {}
         query = {name: _as_text(value) for name, value in querystring.items()}
         drawn_headers: dict[str, Any] = values.get("headers") or {}
         request_headers = dict(headers)
         request_headers.update({name: _as_text(value) for name, value in drawn_headers.items()
                                 if not isinstance(value, list)})
-        if "body" in values:
-            return app.inject(self.route.method, url, headers=request_headers, query=query or None,
-                              json=values["body"])
-        return app.inject(self.route.method, url, headers=request_headers, query=query or None)
+        return {"method": self.route.method, "url": url, "headers": request_headers, "query": query or None,
+                "json": values.get("body")}
+
+    def path_params(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The path parameters as the router gives them to the route: text."""
+        params: dict[str, Any] = values.get("params") or {}
+        found = {name: _as_text(params.get(name, "x")) for name in self.param_names}
+        if self.wildcard:
+            found["*"] = str(params.get("*", "x"))
+        return found
+
+    def holds(self, invalid_part: str | None, values: dict[str, Any], request: dict[str, Any]) -> bool:
+        """Whether the drawn request is what it claims (every part valid, or ``invalid_part``
+        alone invalid), by the route's own validators on the parts as the route will see
+        them: the text of the path, the parsed query string, every header sent, the JSON body."""
+        environ = build_environ(**request)
+        seen = {"params": self.path_params(values), "querystring": parse_query_string(environ["QUERY_STRING"]),
+                "headers": headers_from_environ(environ),
+                "body": None if request["json"] is None else encoding.loads(json.dumps(request["json"]).encode())}
+        # (An invalid part the route does not validate could not be refused: no such draw.)
+        return (invalid_part is None or invalid_part in self.validators) and all(
+            _accepts(validate, seen[part]) != (part == invalid_part) for part, validate in self.validators.items())
+
+    def count(self, invalid_part: str | None, reached: bool, response: InjectResponse) -> None:
+        """Count one draw sent (``reached``: its handler ran)."""
+        if invalid_part is not None:
+            self.counts.invalid += 1
+            return
+        self.counts.valid += 1
+        if reached:
+            self.counts.reached += 1
+        else:
+            self.unreached[response.status_code] += 1
+            self.unreached_example = self.unreached_example or response.text[:200]
+
+    def unreached_reason(self) -> str:
+        """Why no valid draw reached the handler."""
+        if not self.counts.valid:
+            return ("no valid draw reached the handler: no request drawn from the route's schemas was valid for "
+                    "its validators (a format fuzz has no strategy for, a pattern and a format together...?)")
+        answers = ", ".join(f"{status} ({times} times)" for status, times in sorted(self.unreached.items()))
+        return (f"no valid draw reached the handler: each of its {self.counts.valid} valid draws was answered "
+                f"before it (answered {answers}): {self.unreached_example}")
 
     def response_schema(self, status: int) -> Any:
         for key in (str(status), f"{status // 100}xx", "default"):
@@ -441,11 +519,14 @@ class _RouteCase:
         status = response.status_code
         if status >= 500:
             raise AssertionError(f"{where}: answered {status}: {response.text[:500]}")
+        if invalid_part is None and _field(response, "code") == "FST_ERR_VALIDATION":
+            raise AssertionError(f"{where}: valid for the route's schemas but answered {status} FST_ERR_VALIDATION: "
+                                 f"{response.text[:500]}")
         if invalid_part is not None:
             if status != 400:
                 raise AssertionError(f"{where}: {invalid_part} is invalid but the answer is {status}, not 400: "
                                      f"{response.text[:500]}")
-            message = _message(response)
+            message = _field(response, "message")
             if not message.startswith(invalid_part):
                 raise AssertionError(f"{where}: {invalid_part} is invalid but the 400 names another part: "
                                      f"{message!r}")
@@ -455,7 +536,7 @@ class _RouteCase:
             if schema is None or "json" not in response.headers.get("content-type", ""):
                 return
             body = response.json()
-            errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(body),  # pyright: ignore[reportUnknownMemberType]  # as in checked()
+            errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(body),  # pyright: ignore[reportUnknownMemberType]  # types-jsonschema: an unannotated overload
                             key=str)
             if errors:
                 raise AssertionError(f"{where}: the {status} reply does not match its response schema: "
@@ -468,12 +549,60 @@ def _drawn(invalid_part: str | None) -> Callable[[dict[str, Any]], Drawn]:
     return lambda values: (invalid_part, values)
 
 
-def _message(response: InjectResponse) -> str:
+def _field(response: InjectResponse, name: str) -> str:
+    """A field of a JSON error answer (``message``, ``code``); ``""`` when it has none
+    (and the whole text for a message that is not JSON)."""
     try:
         payload = response.json()
     except ValueError:
-        return response.text
-    return str(payload.get("message", "")) if is_object(payload) else ""
+        return response.text if name == "message" else ""
+    return str(payload.get(name, "")) if is_object(payload) else ""
+
+
+def _accepts(validate: Validate, value: Any) -> bool:
+    # Any exception is a refusal, as the route's validation step takes it.
+    try:
+        validate(value)
+    except Exception:
+        return False
+    return True
+
+
+def _part_validators(compiled: "CompiledRoute") -> dict[str, Validate]:
+    """The validators the route itself runs, by part: those of its validation step (the
+    app's engine and options, or the route's own compiler), the body's for JSON."""
+    validation = next((owner for owner in (getattr(step, "__self__", None) for step in compiled.steps)
+                       if isinstance(owner, InputValidation)), None)
+    validators: dict[str, Validate] = {}
+    for part in validation.parts if validation is not None else ():
+        validate = part.validate if part.by_media_type is None else part.by_media_type.get("application/json")
+        if validate is not None:
+            validators[part.part] = validate
+    return validators
+
+
+#: The environ key of the list a request's handler marks when it runs (see ``_counting_handler``).
+_REACHED = "framework.fuzz.reached"
+
+
+@contextmanager
+def _counting_handler(compiled: "CompiledRoute") -> Generator[None, None, None]:
+    """While ``fuzz`` runs a route, its handler marks the requests ``fuzz`` sent that reached
+    it (it appends to the list at ``environ[_REACHED]``); any other request passes through
+    untouched, and the handler is put back afterwards."""
+    handler = compiled.handler
+
+    def counted(request: Any, reply: Any) -> Any:
+        reached = request.environ.get(_REACHED)
+        if reached is not None:
+            reached.append(True)
+        return handler(request, reply)
+
+    compiled.handler = counted
+    try:
+        yield
+    finally:
+        compiled.handler = handler
 
 
 def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[str, str],
@@ -490,8 +619,13 @@ def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[
     @hypothesis.given(drawn=case.strategy())
     def check(drawn: Drawn) -> None:
         invalid_part, values = drawn
-        hypothesis.assume(case.checked(invalid_part, values))
-        case.check(invalid_part, values, case.send(app, values, headers))
+        request = case.request(values, headers)
+        hypothesis.assume(case.holds(invalid_part, values, request))
+        reached: list[bool] = []
+        marked: dict[str, Any] = {_REACHED: reached}  # an environ key the counting handler reads
+        response = app.inject(**request, **marked)
+        case.count(invalid_part, bool(reached), response)
+        case.check(invalid_part, values, response)
 
     if seed is not None:
         check = hypothesis.seed(seed)(check)
@@ -530,7 +664,13 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
         if routes is not None and not (routes(route) if callable(routes) else label in routes):
             continue
         report.routes.append(label)
-        failure = _run_route(_RouteCase(route), app, examples, headers or {}, seed)
+        compiled = route.compiled or app._compiled(route)  # pyright: ignore[reportPrivateUsage]  # lazy=True
+        case = _RouteCase(route, compiled)
+        with _counting_handler(compiled):
+            failure = _run_route(case, app, examples, headers or {}, seed)
+        report.counts[label] = case.counts
+        if failure is None and not case.counts.reached:
+            failure = case.unreached_reason()
         if failure is not None:
             report.failures.append(RouteFailure(route.method, route.url, failure))
     if report.failures and raise_on_failure:
@@ -538,4 +678,4 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
     return report
 
 
-__all__ = ["FuzzFailure", "FuzzReport", "RouteFailure", "fuzz", "inline_refs"]
+__all__ = ["FuzzFailure", "FuzzReport", "RouteCounts", "RouteFailure", "fuzz", "inline_refs"]

@@ -19,7 +19,8 @@ import re
 import threading
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, TypeVar
 
-from .errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError
+from .errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError, HookSignatureError
+from .signatures import call_mismatch
 
 if TYPE_CHECKING:
     from .reply import Reply
@@ -40,15 +41,32 @@ REQUEST_HOOKS: tuple[RequestHookName, ...] = ("on_request", "pre_parsing", "pre_
 APPLICATION_HOOKS: tuple[ApplicationHookName, ...] = ("on_route", "on_register", "on_ready", "on_listen", "pre_close", "on_close")
 ALL_HOOKS: tuple[HookName, ...] = REQUEST_HOOKS + APPLICATION_HOOKS
 
+#: The arguments each hook is called with.
+HOOK_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "on_request": ("request", "reply"), "pre_parsing": ("request", "reply"),
+    "pre_validation": ("request", "reply"), "pre_handler": ("request", "reply"),
+    "pre_serialization": ("request", "reply", "payload"), "on_send": ("request", "reply", "payload"),
+    "on_response": ("request", "reply"), "on_error": ("request", "reply", "error"),
+    "on_route": ("route_options",), "on_register": ("instance", "opts"), "on_ready": (), "on_listen": (),
+    "pre_close": ("instance",), "on_close": ("instance",),
+}
+
 
 def check_hook(name: Any, fn: Any) -> None:
-    """Refuse a hook name that is not one (with a suggestion) and a hook that is not callable."""
+    """Refuse a hook name that is not one (with a suggestion), a hook that is not callable,
+    and one that cannot be called with the arguments of its name (see :data:`HOOK_PARAMETERS`)."""
     if not isinstance(name, str):
         raise HookInvalidTypeError()
     if name not in ALL_HOOKS:
         raise HookNotSupportedError(name, _suggest_hook(name))
     if not callable(fn):
         raise HookInvalidHandlerError(name, type(fn).__name__)
+    parameters = HOOK_PARAMETERS[name]
+    mismatch = call_mismatch(fn, parameters)
+    if mismatch is not None:
+        described, reason = mismatch
+        expected = ", ".join(parameters)
+        raise HookSignatureError(name, described, f"hook({expected})", reason, f"hook({expected})")
 
 
 def _suggest_hook(name: str) -> str | None:

@@ -8,6 +8,14 @@ entry of its media type in a ``content`` map. A body of another media type skips
 body schema only when the application added that media type's parser itself: one the
 built-in parsers took (``text/plain``) is refused (415), never handed on unvalidated.
 A body without a media type, sent or not, is validated too: see :func:`without_media_type`.
+
+A body is refused (400, ``body is nested too deeply``) past ``max_body_depth`` levels of
+arrays and objects before anything recurses over it, on the routes where something
+does: a body schema that can recurse (a ``$ref`` cycle: a recursive dataclass, msgspec
+or pydantic type too) or that compares items deeply (``uniqueItems``). One pass over
+the parsed body, on those routes only; elsewhere validation and building go no deeper
+than the schema (a value under ``Any`` is handed on as it is) and the JSON parser's own
+bound (1024 levels) is the limit.
 """
 from __future__ import annotations
 
@@ -16,9 +24,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from typing_extensions import TypeGuard
 
 from .content_types import declared_essence, parse_media_type
-from .errors import (InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure, ValidationError,
-                     TypeSchemaError, format_errors)
-from .schemas import is_object, normalize_input_schema
+from .errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
+                     TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
+from .schemas import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_array,
+                      is_object, normalize_input_schema)
 from .validation import Invalid
 
 if TYPE_CHECKING:
@@ -91,11 +100,13 @@ def _chosen_by_media_type(data: Any) -> Any:
 class InputValidation:
     """The lifecycle step that validates a route's inputs."""
 
-    __slots__ = ("parts", "runs", "formatter", "attach", "refused_media_types")
+    __slots__ = ("parts", "runs", "formatter", "attach", "refused_media_types", "max_body_depth")
 
     def __init__(self, parts: tuple[PartValidator, ...], formatter: Formatter, attach: bool,
-                 refused_media_types: frozenset[str] = frozenset()) -> None:
+                 refused_media_types: frozenset[str] = frozenset(), max_body_depth: int | None = None) -> None:
         self.parts = parts
+        #: Set when something recurses over the body (see the module's docstring).
+        self.max_body_depth = max_body_depth
         #: Media types a built-in parser reads that the body schema does not cover: a 415.
         self.refused_media_types = refused_media_types
         # The same, unpacked once: this runs on every request.
@@ -109,6 +120,13 @@ class InputValidation:
         validate: Validate | None  # a content map's entry for the body's media type may be missing
         for part, attribute, validate, root, by_media_type, without in self.runs:
             if part == "body":
+                # Whatever parser read the body: it is built or validated below, or both.
+                if self.max_body_depth is not None and nested_deeper_than(request.body, self.max_body_depth):
+                    error = self.error(nesting_records(self.max_body_depth), part)
+                    if self.attach:
+                        request.validation_error = error
+                        return
+                    raise error
                 media_type = request.media_type
                 if by_media_type is not None:
                     if media_type is None and without is not None:
@@ -136,13 +154,13 @@ class InputValidation:
                 if not errors:  # Invalid is raised only once an error is recorded: value is set
                     setattr(request, attribute, value)  # pyright: ignore[reportPossiblyUnboundVariable]
                     continue
-                error = self._error(errors, part)
+                error = self.error(errors, part)
             else:
                 try:
                     setattr(request, attribute, validate(getattr(request, attribute)))
                     continue
                 except SchemaValidationFailure as failure:
-                    error = self._error(failure.errors, part)
+                    error = self.error(failure.errors, part)
                 except Exception as raised:
                     error = _as_validation_error(raised, part)
             if self.attach:
@@ -150,7 +168,8 @@ class InputValidation:
                 return
             raise error
 
-    def _error(self, errors: list[dict[str, Any]], part: str) -> Exception:
+    def error(self, errors: list[dict[str, Any]], part: str) -> Exception:
+        """The error answering ``errors`` (records) found in ``part``, as this route formats it."""
         error: Exception = self.formatter(errors, part)
         if not isinstance(error, BaseException):  # an untyped custom formatter may return a message
             error = ValidationError(str(error), errors, part)
@@ -162,13 +181,14 @@ class InputValidation:
 
 def compile_input_validation(route: "Route", compile_default: Callable[..., Validate],
                              compiler: Callable[..., Any] | None, formatter: Formatter | None,
-                             shared: dict[str, Any], parsers: "ContentTypeParsers | None" = None
-                             ) -> InputValidation | None:
+                             shared: dict[str, Any], parsers: "ContentTypeParsers | None" = None,
+                             max_body_depth: int = 128) -> InputValidation | None:
     """The validation step of ``route`` (``None`` when it validates nothing).
 
     ``compile_default(schema, shared=, http_part=)`` is the app's engine; ``compiler`` a
     ``set_validator_compiler`` function that replaces it; ``parsers`` the route's
-    ``ContentTypeParsers`` (which media types only built-in parsers read).
+    ``ContentTypeParsers`` (which media types only built-in parsers read);
+    ``max_body_depth`` the levels a body may nest where something recurses over it.
     """
     schema = route.schema
     parts: list[PartValidator] = []
@@ -209,8 +229,104 @@ def compile_input_validation(route: "Route", compile_default: Callable[..., Vali
                             if parsers.needs_content_schema(essence) and essence not in covered
                             # (essences parsed when their parser was added: they parse)
                             and not parse_media_type(essence).is_json)  # type: ignore[union-attr]
+    depth_checked = body is not None and any(
+        recurses_with_data(body_schema, shared) for body_schema in _body_schemas(schema["body"]))
     return InputValidation(tuple(parts), formatter or default_schema_error_formatter,
-                           bool(route.options.get("attach_validation")), refused)
+                           bool(route.options.get("attach_validation")), refused,
+                           max_body_depth if depth_checked else None)
+
+
+def _body_schemas(schema: Any) -> list[Any]:
+    """A body's schemas: one, or one per media type of a ``content`` map."""
+    if is_content_map(schema):
+        return [entry["schema"] for entry in schema["content"].values()]
+    return [schema]
+
+
+def recurses_with_data(schema: Any, shared: dict[str, Any]) -> bool:
+    """Whether validating (and building) against ``schema`` can recurse as deep as the
+    data: a ``$ref`` that leads back to a schema it is inside of (a ``$ref`` cycle,
+    through shared schemas too), or ``uniqueItems`` (items compared in depth). A
+    reference that does not resolve counts (an engine of the application's own may
+    still take it)."""
+    try:
+        index = RefIndex(schema, shared)
+    except UnresolvableRefError:
+        return True
+    # Depth-first over the schemas that $ref enters: one still open when met again is a cycle.
+    open_targets: set[int] = set()
+    done: set[int] = set()
+
+    def enters_cycle(node: Any, outer: str) -> bool:
+        open_targets.add(id(node))
+        refs = _refs_below(node, outer)
+        if refs is None:
+            return True
+        for ref, base in refs:
+            try:
+                target, target_outer = index.resolve(ref, base)
+            except UnresolvableRefError:
+                return True
+            if id(target) in open_targets or (id(target) not in done and enters_cycle(target, target_outer)):
+                return True
+        open_targets.discard(id(node))
+        done.add(id(node))
+        return False
+
+    return enters_cycle(schema, "")
+
+
+def _refs_below(node: Any, outer: str) -> list[tuple[str, str]] | None:
+    """Every ``(ref, base)`` of ``node`` and its subschemas, each with the base URI it is
+    resolved against (not following the references themselves); ``None`` at a
+    ``uniqueItems``."""
+    refs: list[tuple[str, str]] = []
+    stack: list[tuple[Any, str]] = [(node, outer)]
+    while stack:
+        node, outer = stack.pop()
+        if not is_object(node):
+            continue
+        if node.get("uniqueItems") is True:
+            return None
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            refs.append((ref, outer))
+        base = base_inside(node, outer)
+        for key in SCHEMA_MAPS:
+            value = node.get(key)
+            if is_object(value):
+                stack.extend((sub, base) for sub in value.values())
+        for key in SCHEMA_LISTS:
+            value = node.get(key)
+            if is_array(value):
+                stack.extend((sub, base) for sub in value)
+        for key in SCHEMA_SINGLES:
+            value = node.get(key)
+            if is_object(value):
+                stack.append((value, base))
+    return refs
+
+
+_CONTAINERS = (dict, list)
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests arrays and objects more than ``limit`` levels (``{}`` is one
+    level, ``{"a": []}`` two), found level by level without recursing."""
+    level: list[Any] = [value] if isinstance(value, _CONTAINERS) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for node in level:
+            items: Any = node.values() if is_object(node) else node
+            for item in items:
+                if isinstance(item, _CONTAINERS):
+                    below.append(item)
+        level = below
+    return False
 
 
 def is_content_map(schema: object) -> TypeGuard[dict[str, Any]]:
@@ -283,28 +399,47 @@ class InputBuilding:
     name (a dataclass, msgspec or pydantic instance, a ``datetime``...): only for routes
     declared with such types (``framework.typeschema.builder_of``)."""
 
-    __slots__ = ("builds",)
+    __slots__ = ("builds", "validation")
 
-    def __init__(self, builds: tuple[tuple[str, Callable[[Any], Any]], ...]) -> None:
+    def __init__(self, builds: tuple[tuple[str, str, Callable[[Any], Any]], ...],
+                 validation: InputValidation) -> None:
         self.builds = builds
+        #: The route's validation step: a value its type cannot hold fails as validation does.
+        self.validation = validation
 
     def __call__(self, request: "Request", reply: "Reply") -> None:
         if request.validation_error is not None:
             return  # attach_validation: the handler sees the data that failed
-        for attribute, build in self.builds:
+        for part, attribute, build in self.builds:
             value = getattr(request, attribute)
             if value is not None:
-                setattr(request, attribute, build(value))
+                try:
+                    setattr(request, attribute, build(value))
+                except InputBuildError as refused:
+                    error = self.validation.error([_build_record(refused)], part)
+                    if self.validation.attach:
+                        request.validation_error = error
+                        return
+                    raise error from None
 
     def __repr__(self) -> str:
-        return f"<build {', '.join(attribute for attribute, _ in self.builds)}>"
+        return f"<build {', '.join(attribute for _, attribute, _ in self.builds)}>"
 
 
-def compile_input_building(route: "Route") -> InputBuilding | None:
-    """The building step of ``route`` (``None`` when its inputs need none)."""
+def _build_record(refused: InputBuildError) -> dict[str, Any]:
+    pointer = "".join(f"/{escape_token(key)}" for key in refused.path)
+    return {"keyword": "type", "instance_path": pointer, "schema_path": "", "params": {},
+            "message": refused.message}
+
+
+def compile_input_building(route: "Route", validation: InputValidation | None) -> InputBuilding | None:
+    """The building step of ``route`` (``None`` when its inputs need none, or nothing is
+    validated: only validated data is built)."""
     from .typeschema import builder_of
+    if validation is None:
+        return None
     types: dict[str, tuple[Any, str]] = route.options.get("types") or {}
-    builds: list[tuple[str, Callable[[Any], Any]]] = []
+    builds: list[tuple[str, str, Callable[[Any], Any]]] = []
     for part, attribute in INPUT_PARTS:
         if part in types and not (part == "body" and route.method not in BODY_SCHEMA_METHODS):
             try:
@@ -312,5 +447,5 @@ def compile_input_building(route: "Route") -> InputBuilding | None:
             except TypeSchemaError as error:
                 raise TypeSchemaError(f"Route {route.method}:{route.url}, {part}: {error}") from None
             if build is not None:
-                builds.append((attribute, build))
-    return InputBuilding(tuple(builds)) if builds else None
+                builds.append((part, attribute, build))
+    return InputBuilding(tuple(builds), validation) if builds else None

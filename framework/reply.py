@@ -19,7 +19,7 @@ from orjson import dumps as _orjson_dumps
 from typing_extensions import Self
 
 from . import encoding, error_handling, streaming
-from .errors import STATUS_LINES, BadStatusCodeError, status_line
+from .errors import STATUS_LINES, BadStatusCodeError, ReplySerializationError, SerializationError, status_line
 from .headers import check_header, header_value, location
 from .hooks import PLAIN_RESULTS, settle
 
@@ -374,7 +374,7 @@ class Reply:
             try:
                 payload = route.serializers.serialize(payload, self.status_code, headers.get("content-type"),
                                                       self._serializer, self.error is not None)
-            except TypeError as error:
+            except (TypeError, SerializationError) as error:
                 raise self._not_serializable(error) from None
             if "content-type" not in headers:
                 headers["content-type"] = JSON_CONTENT_TYPE
@@ -401,14 +401,20 @@ class Reply:
                          "tuple: set the status with reply.code(201) (and headers with reply.header(name, value)), "
                          "then return the body")
 
-    def _not_serializable(self, error: BaseException) -> TypeError:
-        """A clean error (no chained tracebacks) for a reply that JSON cannot encode."""
-        cause: BaseException | None = error
-        while cause is not None:
-            error = cause
-            cause = error.__cause__ or error.__context__
+    def _not_serializable(self, error: BaseException) -> ReplySerializationError:
+        """A clean error (no chained tracebacks) for a reply that its response schema or JSON
+        cannot encode, naming the route, the status and where the value is (its JSON pointer):
+        it carries no status, so it is answered with the fixed 500 and its text is only logged."""
+        pointer: str | None = None
+        if isinstance(error, SerializationError):
+            pointer = error.pointer
+        else:  # orjson's TypeError: the root cause says which value
+            cause: BaseException | None = error
+            while cause is not None:
+                error = cause
+                cause = error.__cause__ or error.__context__
         route = self._route
-        failure = TypeError(f"cannot serialize the reply of {route.method} {route.url}: {error}")
+        failure = ReplySerializationError(f"{route.method} {route.url}", self.status_code, pointer, str(error))
         failure.__suppress_context__ = True
         return failure
 

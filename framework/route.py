@@ -15,6 +15,7 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      TypeSchemaError)
 from .hooks import REQUEST_HOOKS, check_hook
 from .schemas import is_object
+from .signatures import call_mismatch
 
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute
@@ -178,15 +179,9 @@ def check_route_options(options: dict[str, Any]) -> None:
 
 def check_handler_signature(handler: Callable[..., Any], route: str) -> None:
     """Refuse a handler that cannot be called as ``handler(request, reply)``."""
-    try:
-        signature = inspect.signature(handler)
-    except (TypeError, ValueError):
-        return  # a builtin or an object without a signature: trust it
-    try:
-        signature.bind(None, None)
-    except TypeError as error:
-        name = getattr(handler, "__qualname__", None) or type(handler).__name__
-        raise RouteHandlerSignatureError(route, f"{name}{signature}", error) from None
+    mismatch = call_mismatch(handler, ("request", "reply"))
+    if mismatch is not None:
+        raise RouteHandlerSignatureError(route, *mismatch)
 
 
 def check_path_syntax(url: str) -> None:
@@ -240,7 +235,9 @@ def apply_types(options: dict[str, Any]) -> None:
     Types given in ``schema`` (``{"body": ItemIn, "response": {201: ItemOut}}``) are
     converted in place. Then the handler's annotations fill the parts ``schema`` leaves
     out: ``request: Request[Body, Query, Params, Headers]`` the four inputs, the return
-    annotation the ``200`` response. An explicit ``schema`` entry always wins. What came
+    annotation the success response: ``200``, unless the schema declares another success
+    status (a 2xx or ``2xx``; an entry with only a ``description`` gets the annotation's
+    schema) or ``default``. An explicit ``schema`` entry always wins. What came
     from a type is recorded in ``options["types"]`` (shown by ``print_routes`` and used to
     build dataclass and other instances from the validated data).
     """
@@ -293,14 +290,21 @@ def apply_types(options: dict[str, Any]) -> None:
             schema[part] = convert(tp, f"the handler's Request[...] ({part})")
     if return_type is not None:
         responses: dict[int | str, Any] = schema.get("response") or {}
-        if not any(str(status) in ("200", "2xx", "default") for status in responses):
-            try:
-                derived = schema_of(return_type)
-            except TypeSchemaError:
-                derived = None  # a Response, a generator, bytes...: the reply is not JSON of a schema
-            if derived is not None and derived not in _SHAPELESS:
+        try:
+            derived = schema_of(return_type)
+        except TypeSchemaError:
+            derived = None  # a Response, a generator, bytes...: the reply is not JSON of a schema
+        if derived is not None and derived not in _SHAPELESS:
+            # The success status the route declares (201, say) is the one the annotation
+            # describes; 200 only when it declares none.
+            success = [status for status in responses if _is_success(status)]
+            if not success and not any(str(status) == "default" for status in responses):
                 schema["response"] = {**responses, 200: derived}
                 types["response.200"] = (return_type, "annotation")
+            for status in success:
+                if _documentation_only(responses[status]):  # {201: {"description": "Created"}}
+                    schema["response"] = responses = {**responses, status: {**derived, **responses[status]}}
+                    types[f"response.{status}"] = (return_type, "annotation")
     if types:
         options["types"] = types
     if types or (declared is not None and schema != declared):
@@ -312,6 +316,21 @@ def apply_types(options: dict[str, Any]) -> None:
 _SHAPELESS: tuple[dict[str, Any], ...] = (
     {}, {"type": "object"}, {"type": "object", "additionalProperties": True}, {"type": "array"},
     {"type": "string"}, {"type": "null"})
+
+
+def _is_success(status: int | str) -> bool:
+    """``200``-``299`` or ``2xx`` (any case), as a response key."""
+    key = str(status).lower()
+    return key == "2xx" or (len(key) == 3 and key.isdigit() and key[0] == "2")
+
+
+#: Keywords that describe a response without saying anything of its shape.
+_DOCUMENTATION_KEYWORDS = frozenset(("description", "title", "examples", "example", "$comment"))
+
+
+def _documentation_only(entry: Any) -> bool:
+    """A response entry that documents a status without a schema of its body."""
+    return is_object(entry) and entry.keys() <= _DOCUMENTATION_KEYWORDS
 
 
 def handler_types(handler: Any) -> tuple[tuple[Any, ...], Any]:

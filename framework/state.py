@@ -29,13 +29,18 @@ class AppState:
     def __init__(self, app: "Framework", *, body_limit: int, lazy: bool, logger: logging.Logger,
                  plugin_timeout: float, validator_options: dict[str, Any],
                  request_id: Callable[[Any], str], request_id_header: str | None = None,
-                 request_logging: bool = False, proxy: "ProxyTrust | None" = None) -> None:
+                 request_logging: bool = False, proxy: "ProxyTrust | None" = None,
+                 max_body_depth: int = 128, coerce_body: bool = True) -> None:
         self.app = app
         self.body_limit = body_limit
         self.lazy = lazy
         self.logger = logger
         self.plugin_timeout = plugin_timeout
         self.validator_options = validator_options
+        #: The levels a body may nest where something recurses over it (``framework.inputs``).
+        self.max_body_depth = max_body_depth
+        #: ``coerce_body=False``: the engine validates bodies without type coercion.
+        self.coerce_body = coerce_body
         #: ``request.id`` calls this (``framework.request_log.request_id_reader``).
         self.request_id = request_id
         #: The header an incoming id is read from and echoed in, or ``None``.
@@ -80,8 +85,9 @@ class AppState:
         if self._engine is None:
             with self._engine_lock:
                 if self._engine is None:
-                    self._engine = ValidatorEngine(self.validator_options.get("custom_options"),
-                                                   self.validator_options.get("plugins") or ())
+                    self._engine = ValidatorEngine(
+                        self.validator_options.get("custom_options"), self.validator_options.get("plugins") or (),
+                        part_options=None if self.coerce_body else {"body": {"coerce_types": False}})
         return self._engine
 
     def not_found_handler(self, path: str) -> Callable[..., Any]:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json as jsonlib
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-from urllib.parse import urlencode
 
 from werkzeug.datastructures import Headers
-from werkzeug.test import EnvironBuilder
+
+from .injection import build_environ
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -63,28 +63,7 @@ def inject(app: "WSGIApplication", method: str = "GET", url: str = "/", headers:
     ready = getattr(app, "ready", None)
     if ready is not None:
         ready()
-    headers = dict(headers or {})
-    if query:
-        url += ("&" if "?" in url else "?") + urlencode(query, doseq=True)
-    path, _, query_string = url.partition("?")
-    data: bytes | str | None = body
-    if json is not None:
-        data = jsonlib.dumps(json)
-        if not any(name.lower() == "content-type" for name in headers):
-            headers["Content-Type"] = "application/json"
-    builder = EnvironBuilder(path=path, query_string=query_string, method=method.upper(), headers=headers.items(),
-                             data=data)
-    environ = builder.get_environ()
-    if not any(name.lower() == "content-type" for name in headers):
-        environ.pop("CONTENT_TYPE", None)
-    declared_length = next((value for name, value in headers.items() if name.lower() == "content-length"), None)
-    if declared_length is not None:
-        environ["CONTENT_LENGTH"] = str(declared_length)
-    elif data is None:
-        environ.pop("CONTENT_LENGTH", None)
-    environ["RAW_URI"] = url
-    environ.setdefault("REMOTE_ADDR", "127.0.0.1")
-    environ.update(environ_overrides)
+    environ = build_environ(method, url, headers, query, json, body, **environ_overrides)
     captured: dict[str, Any] = {}
 
     def start_response(status: str, response_headers: list[tuple[str, str]],
@@ -107,14 +86,17 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
          routes: "RouteFilter | None" = None, raise_on_failure: bool = True,
          seed: int | None = None) -> "FuzzReport":
     """Contract-test every route of ``app`` from its schemas with Hypothesis (see
-    ``framework.fuzz``): no 5xx, a 400 naming the part for each invalid input, every 2xx
-    body valid for its response schema. Raises ``FuzzFailure`` with each failing route
-    and its minimal example.
+    ``framework.fuzz``): for requests valid by the route's own validators, no 5xx and no
+    validation error (``FST_ERR_VALIDATION``), every 2xx body valid for its response
+    schema, and at least one of them reaching the handler; for each invalid input, a 400
+    naming the part. Raises ``FuzzFailure`` with each failing route and its minimal example.
 
     ``headers`` go with every request; ``routes`` keeps the routes it accepts (a
     ``routes(route) -> bool`` function, or a collection of ``"METHOD /url"`` strings);
     ``raise_on_failure=False`` returns the failures in the report instead; ``seed`` makes
-    the draw reproducible. Returns a ``FuzzReport`` (``routes``, ``failures``).
+    the draw reproducible. Returns a ``FuzzReport``: ``routes`` (``"METHOD /url"``
+    labels), ``failures``, and ``counts``: per label, a ``RouteCounts`` with the
+    ``valid`` draws sent, how many ``reached`` the handler, and the ``invalid`` draws.
     """
     from .fuzz import fuzz as run
     return run(app, examples, headers=headers, routes=routes, raise_on_failure=raise_on_failure, seed=seed)

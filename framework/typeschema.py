@@ -33,8 +33,10 @@ a ``Callable``...) is refused with :class:`TypeError` naming it.
 
 :func:`builder_of` gives what turns validated JSON into the annotated values: a
 dataclass, msgspec or pydantic instance, an ``Enum`` member, a ``datetime``, a
-``tuple``... A ``TypedDict`` stays the validated dict (only such values inside it are
-converted); a type made only of JSON types needs no builder at all.
+``tuple``, an ``int`` from an integral float (``1.0``; ``Infinity`` is refused with
+:class:`~framework.errors.InputBuildError`)... A ``TypedDict`` stays the validated dict
+(only such values inside it are converted); a type made only of JSON types other than
+``int`` needs no builder at all.
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Union
 import typing_extensions
 from typing_extensions import TypeGuard
 
-from .errors import TypeSchemaError
+from .errors import InputBuildError, TypeSchemaError
 from .schemas import is_array, is_object
 
 if TYPE_CHECKING:
@@ -544,10 +546,9 @@ def _builder(tp: Any, building: set[Any]) -> Build | None:
     if _is_enum(tp):
         return tp
     if _is_msgspec_struct(tp):
-        import msgspec
-        return lambda value: msgspec.convert(value, tp)
+        return _msgspec_builder(tp)
     if _is_pydantic_model(tp):
-        return tp.model_validate
+        return _pydantic_builder(tp)
     if _is_union(origin):
         return _union_builder(args, building)
     if _is_typeddict(tp) or _is_dataclass(tp):
@@ -578,23 +579,49 @@ def _builder(tp: Any, building: set[Any]) -> Build | None:
     return None
 
 
+# Container builders say where a value was refused (``InputBuildError.inside``): the
+# error names its JSON pointer. (A ``try`` costs nothing until something raises.)
+
 def _tuple_builder(items: list[Build | None]) -> Build:
     if not any(items):
         return tuple
 
     def build(value: list[Any]) -> tuple[Any, ...]:
-        return tuple(item(v) if item else v for item, v in zip(items, value))
+        built: list[Any] = []
+        try:
+            for item, v in zip(items, value):
+                built.append(item(v) if item else v)
+        except InputBuildError as error:
+            raise error.inside(len(built)) from None
+        return tuple(built)
     return build
 
 
 def _sequence_builder(container: Callable[[Any], Any], item: Build) -> Build:
-    if container is list:
-        return lambda value: [item(v) for v in value]
-    return lambda value: container(item(v) for v in value)
+    def build(value: list[Any]) -> Any:
+        if item is _integer and float not in map(type, value):  # ints only: nothing to build
+            return value if container is list else container(value)
+        built: list[Any] = []
+        try:
+            for v in value:
+                built.append(item(v))
+        except InputBuildError as error:
+            raise error.inside(len(built)) from None
+        return built if container is list else container(built)
+    return build
 
 
 def _mapping_builder(item: Build) -> Build:
-    return lambda value: {key: item(v) for key, v in value.items()}
+    def build(value: dict[str, Any]) -> dict[str, Any]:
+        built: dict[str, Any] = {}
+        key = ""
+        try:
+            for key, v in value.items():
+                built[key] = item(v)
+        except InputBuildError as error:
+            raise error.inside(key) from None
+        return built
+    return build
 
 
 #: Builders of recursive types, looked up when first called (they refer to themselves).
@@ -606,10 +633,21 @@ def _object_builder(tp: Any, builders: dict[str, Build]) -> Build | None:
         if not builders:
             return None
 
+        # int fields are by far the most common: a type test each, no call (an int needs none).
+        ints = tuple(name for name, build in builders.items() if build is _integer)
+        others = tuple((name, build) for name, build in builders.items() if build is not _integer)
+
         def convert_fields(value: dict[str, Any]) -> dict[str, Any]:
-            for name, build in builders.items():
-                if name in value:
-                    value[name] = build(value[name])
+            name = ""
+            try:
+                for name in ints:
+                    if type(value.get(name)) is float:
+                        value[name] = _integer(value[name])
+                for name, build in others:
+                    if name in value:
+                        value[name] = build(value[name])
+            except InputBuildError as error:
+                raise error.inside(name) from None
             return value
         return convert_fields
 
@@ -617,25 +655,112 @@ def _object_builder(tp: Any, builders: dict[str, Build]) -> Build | None:
 
     def construct(value: dict[str, Any]) -> Any:
         # Properties the schema does not name are not the constructor's: left out.
-        return tp(**{name: builders[name](value[name]) if name in builders else value[name]
-                     for name in names if name in value})
+        arguments: dict[str, Any] = {}
+        name = ""
+        try:
+            for name in names:
+                if name in value:
+                    build = builders.get(name)
+                    arguments[name] = build(value[name]) if build is not None else value[name]
+        except InputBuildError as error:
+            raise error.inside(name) from None
+        return tp(**arguments)
     return construct
 
 
 def _union_builder(args: tuple[Any, ...], building: set[Any]) -> Build | None:
     """A union's builder: ``None`` stays ``None`` and ``X | None`` builds the rest as ``X``.
     A union of a type that needs building with any other type is refused: a JSON value
-    does not say which of them it stands for (``"2024-01-01"`` for ``date | str``)."""
+    does not say which of them it stands for (``"2024-01-01"`` for ``date | str``).
+    ``int`` is told by the value itself: a JSON number is the ``int`` (unless ``float`` or
+    ``Decimal`` is a member too: then numbers stay as validated)."""
     members = [arg for arg in args if arg is not type(None) and arg is not None]
+    bare = [_unwrap(member)[0] for member in members]
+    if int in bare and len(members) > 1:
+        rest = tuple(member for member, kind in zip(members, bare) if kind is not int)
+        if any(kind is float or kind is Decimal for kind in bare):
+            return _union_builder(rest, building)
+        others = _union_builder(rest, building)
+        if others is None:
+            return _integer
+        return lambda value: _integer(value) if type(value) in _NUMBERS else others(value)
     built = [(member, b) for member in members if (b := _builder(member, building)) is not None]
     if not built:
         return None
     if len(members) == 1:
         build = built[0][1]
+        if build is _integer:
+            return _integer  # None passes unchanged
         return lambda value: None if value is None else build(value)
     raise TypeSchemaError(f"Union[{', '.join(_name(m) for m in members)}]: which member a JSON value stands for "
                           f"cannot be told, and {_name(built[0][0])} needs building from it; use JSON types "
                           "only, or that type alone (with None)")
+
+
+_NUMBERS = (int, float)
+
+
+def _integer(value: Any) -> Any:
+    """An ``int`` as the annotation says: a JSON integer may arrive as an integral float
+    (``1.0``, ``1e20``, an integer beyond 64 bits, which JSON parsers read as a double);
+    ``Infinity`` (which the ``integer`` keyword lets through, as Ajv does) is refused.
+    Anything else (an int, or the other members of a union) passes unchanged."""
+    if type(value) is float:
+        if value.is_integer():
+            return int(value)
+        raise InputBuildError("should be a finite integer")
+    return value
+
+
+def _msgspec_builder(tp: Any) -> Build:
+    import msgspec
+
+    def build(value: Any) -> Any:
+        try:
+            # strict=False: an integral float for an int field, as for other types' ints.
+            return msgspec.convert(value, tp, strict=False)
+        except msgspec.ValidationError as error:
+            try:  # msgspec takes integral floats up to 2**53 only: the larger ones as ints
+                return msgspec.convert(_integral_floats_as_ints(value), tp, strict=False)
+            except msgspec.ValidationError:
+                pass
+            message, _, where = str(error).rpartition(" - at `$")
+            raise InputBuildError(f"should be a valid {_name(tp)}: {message or where}",
+                                  _msgspec_path(where.rstrip("`")) if message else ()) from None
+    return build
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    """A copy of a JSON value whose integral floats are ints (a float field takes an int)."""
+    if type(value) is float:
+        return int(value) if value.is_integer() else value
+    if is_object(value):
+        return {key: _integral_floats_as_ints(item) for key, item in value.items()}
+    if is_array(value):
+        return [_integral_floats_as_ints(item) for item in value]
+    return value
+
+
+_MSGSPEC_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def _msgspec_path(where: str) -> tuple[str | int, ...]:
+    """msgspec's ``$.all[2]`` as ``("all", 2)``."""
+    return tuple(int(index) if index else key for key, index in _MSGSPEC_STEP.findall(where))
+
+
+def _pydantic_builder(tp: Any) -> Build:
+    def build(value: Any) -> Any:
+        try:
+            return tp.model_validate(value)
+        except ValueError as error:  # pydantic's ValidationError; pydantic is never imported here
+            details: Any = getattr(error, "errors", None)
+            records: list[dict[str, Any]] = details() if details is not None else []
+            first = records[0] if records else {}
+            message = str(first.get("msg", "is not valid")).lower()
+            raise InputBuildError(f"should be a valid {_name(tp)}: {message}",
+                                  tuple(first.get("loc", ()))) from None
+    return build
 
 
 def _time(value: str) -> datetime.time:
@@ -655,6 +780,7 @@ def _decimal(value: Any) -> Decimal:
 
 
 _SCALAR_BUILDERS: dict[Any, Build] = {
+    int: _integer,
     datetime.datetime: _datetime,
     datetime.date: datetime.date.fromisoformat,
     datetime.time: _time,

@@ -1,9 +1,13 @@
 """framework.testing.fuzz: seeded faults are found (with a minimal example), the example app passes."""
+import hypothesis
 import pytest
 
 from framework import Framework
-from framework.fuzz import FuzzFailure, inline_refs
+from framework.errors import ValidationError
+from framework.fuzz import FuzzFailure, inline_refs, valid
 from framework.testing import fuzz
+from framework.validation import compile_schema
+from framework.validation.formats import NUMBER_FORMATS, STRING_FORMATS
 
 COUNT = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 1000}},
          "required": ["n"]}
@@ -119,3 +123,122 @@ def test_long_minimum_lengths_and_routes_filter():
     assert report.routes == ["POST /long"] and report.failures == []
     with pytest.raises(FuzzFailure, match="GET /other"):
         fuzz(app, examples=5, routes=lambda route: route.url == "/other")
+
+
+# Valid draws are valid by the route's own validator, and must reach the handler.
+EMAIL_BODY = {"type": "object", "properties": {"email": {"type": "string", "format": "email"}}, "required": ["email"]}
+
+
+def test_a_handler_that_crashes_behind_a_format_is_found():
+    app = Framework()
+
+    @app.post("/signup", schema={"body": EMAIL_BODY})
+    def signup(request, reply):
+        raise RuntimeError("the handler crashes on every call")
+
+    report = fuzz(app, examples=50, raise_on_failure=False)
+    [failure] = report.failures
+    assert failure.url == "/signup" and "answered 500" in failure.message
+    assert '"email": "' in failure.message  # the valid draw that crashed it
+
+
+def test_a_validation_error_answered_to_a_valid_draw_is_a_failure():
+    app = Framework()
+
+    def reject(request, reply):
+        raise ValidationError("body/n should be even", [], "body")
+
+    app.post("/orders", lambda request, reply: {}, pre_handler=reject, schema={"body": COUNT})
+    with pytest.raises(FuzzFailure) as raised:
+        fuzz(app, examples=30)
+    [failure] = raised.value.failures
+    assert "valid for the route's schemas but answered 400 FST_ERR_VALIDATION" in failure.message
+    assert '"body": {"n": 0}' in failure.message  # the (minimal) draw
+    assert "body/n should be even" in failure.message  # the answer
+
+
+def test_a_handlers_own_404_and_409_are_not_failures():
+    app = Framework()
+
+    @app.put("/boxes/:id", schema={"params": {"type": "object", "properties": {"id": {"type": "integer"}}},
+                                   "body": EMAIL_BODY})
+    def put_box(request, reply):
+        if request.params["id"] % 2:
+            return reply.code(404).send({"message": "no such box"})
+        return reply.code(409).send({"message": f"{request.body['email']} already has a box"})
+
+    report = fuzz(app, examples=60)
+    assert report.failures == []
+    counts = report.counts["PUT /boxes/:id"]
+    assert 0 < counts.reached == counts.valid  # every valid draw reached the handler, which chose its 4xx
+
+
+def test_a_route_no_valid_draw_reached_fails():
+    app = Framework()
+
+    def forbid(request, reply):
+        reply.code(403).send({"message": "forbidden"})
+
+    app.post("/guarded", lambda request, reply: {}, pre_handler=forbid, schema={"body": COUNT})
+    report = fuzz(app, examples=30, raise_on_failure=False)
+    [failure] = report.failures
+    assert failure.message.startswith("no valid draw reached the handler")
+    assert "answered 403" in failure.message
+    assert report.counts["POST /guarded"].valid > 0 and report.counts["POST /guarded"].reached == 0
+
+
+def test_a_route_no_valid_request_can_be_drawn_for_fails():
+    app = Framework()
+    # No string of three digits is an email address: fuzz can draw nothing the route accepts.
+    app.post("/impossible", lambda request, reply: {}, schema={"body": {
+        "type": "object", "required": ["code"],
+        "properties": {"code": {"type": "string", "pattern": "^[0-9]{3}$", "format": "email"}}}})
+    with pytest.raises(FuzzFailure, match="POST /impossible: no valid draw reached the handler"):
+        fuzz(app, examples=30)
+
+
+def test_draws_are_valid_by_the_apps_own_validator_options():
+    # Without coercion no query string value is an integer: the route accepts no request,
+    # and fuzz says so (jsonschema, on the drawn integers, would call them valid).
+    app = Framework(validator={"custom_options": {"coerce_types": False}})
+    app.get("/count", lambda request, reply: {}, schema={"querystring": COUNT})
+    report = fuzz(app, examples=30, raise_on_failure=False)
+    [failure] = report.failures
+    assert failure.message.startswith("no valid draw reached the handler")
+    assert report.counts["GET /count"].valid == 0
+
+
+def test_the_report_counts_the_draws_that_reached_each_handler():
+    app = Framework()
+    app.get("/open", lambda request, reply: {}, schema={"querystring": COUNT})
+
+    def forbid(request, reply):
+        reply.code(401).send({"message": "who are you?"})
+
+    app.get("/closed", lambda request, reply: {}, on_request=forbid, schema={"querystring": COUNT})
+    report = fuzz(app, examples=40, raise_on_failure=False)
+    assert report.routes == ["GET /open", "GET /closed"]
+    assert report.counts["GET /open"].reached == report.counts["GET /open"].valid > 0
+    assert report.counts["GET /open"].invalid > 0
+    assert report.counts["GET /closed"].reached == 0
+    assert [failure.url for failure in report.failures] == ["/closed"]
+
+
+FORMATS = sorted(STRING_FORMATS)
+
+
+@pytest.mark.parametrize("name", FORMATS + sorted(NUMBER_FORMATS))
+@pytest.mark.parametrize("text", [False, True], ids=["json", "text"])
+def test_every_drawn_format_value_is_valid_by_our_validator(name, text):
+    kind = "string" if name in STRING_FORMATS else "number" if name in ("float", "double") else "integer"
+    schema = {"type": kind, "format": name}
+    validate = compile_schema(schema)
+
+    @hypothesis.settings(max_examples=100, derandomize=True, database=None, deadline=None)
+    @hypothesis.given(value=valid(schema, text))
+    def every_value_valid(value):
+        validate(value)  # raises SchemaValidationFailure when it is not
+        if text:  # a query string, path or header value: printable ASCII
+            assert str(value).isascii() and str(value).isprintable()
+
+    every_value_valid()

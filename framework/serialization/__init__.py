@@ -7,8 +7,9 @@
 b'{"id":1,"name":"Ada"}'
 
 Only declared properties appear; values are coerced to the declared type as
-fast-json-stringify v5 does; a missing required property raises
-:class:`SerializationError` (a 500). A serializer returns UTF-8 JSON ``bytes``.
+fast-json-stringify v5 does; a missing required property, or a value no coercion fits,
+raises :class:`SerializationError`, whose ``pointer`` is the JSON pointer of the value
+(a reply answers it with the fixed 500 and logs it). A serializer returns UTF-8 JSON ``bytes``.
 
 Layout: ``generator.py`` (schema -> source; see it for the architecture), ``merging.py``
 (``allOf`` and ``anyOf`` branches merged into one shape), ``runtime.py`` (coercions and

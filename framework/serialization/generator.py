@@ -10,6 +10,11 @@ _to_str(v)``); objects, arrays, type lists and ``anyOf``/``oneOf`` become functi
 (``_obj_3``) so recursive schemas terminate and each subschema is written once. The
 entry point ``serialize(data)`` shapes the whole value and encodes it once, in C.
 
+A value that does not fit raises ``SerializationError``; as it leaves each property or
+item, a ``try`` around the statement that shaped it prepends the key or index to the
+error's ``pointer`` (:meth:`SerializerGenerator.located`; a ``try`` costs nothing until
+it catches), so the reply can log where the value is.
+
 Each keyword has its method (``generate_object``, ``generate_string``, ``generate_const``,
 ``generate_any_of``...). Extend by subclassing: override a method, or add a ``format``
 to :attr:`SerializerGenerator.FORMATS` (name -> a runtime callable returning a ``str``).
@@ -176,6 +181,7 @@ class SerializerGenerator:
             "_to_bool": runtime.to_bool, "_plain": runtime.plain, "_key_str": runtime.key_str,
             "_as_mapping": runtime.as_mapping, "_as_list": runtime.as_list,
             "_required": runtime.required_error, "_mismatch": runtime.mismatch_error,
+            "_at": runtime.at, "_item_error": runtime.item_error,
             "_Error": runtime.SerializationError, "_orjson_dumps": runtime.orjson_dumps,
             "_encode_fallback": runtime.encode_fallback,
             "_Mapping": Mapping, "_PLAIN_SCALARS": frozenset((str, int, bool, type(None))),
@@ -197,6 +203,26 @@ class SerializerGenerator:
     def constant(self, value: Any) -> str:
         """The global name under which generated code reads ``value`` (the constants table)."""
         return self._constants.name(value)
+
+    def located(self, statement: str, segment: str, note: str | None = None) -> None:
+        """Write ``statement`` (which shapes one property or item) so that a
+        ``SerializationError`` it raises leaves with ``segment`` (a Python expression: the
+        key or index) prepended to its JSON pointer. A ``try`` costs nothing until it catches."""
+        out = self.emitter
+        with out.line("try:", note):
+            out.line(statement)
+        with out.line("except _Error as e:"):
+            out.line(f"raise _at(e, {segment})")
+
+    def located_items(self, statement: str, item: Shaper, start: int, note: str | None = None) -> None:
+        """Write ``statement``, a comprehension shaping ``v[start:]`` with ``item``, so that
+        a ``SerializationError`` leaves with the failing item's index in its JSON pointer
+        (found by :func:`runtime.item_error`, only once the comprehension has failed)."""
+        out = self.emitter
+        with out.line("try:", note):
+            out.line(statement)
+        with out.line("except _Error as e:"):
+            out.line(f"raise _item_error(e, v, lambda x: {item.expr('x')}, {start})")
 
     def _new_function(self, kind: str, key: tuple[Any, ...],
                       body: Callable[[str], None]) -> Shaper:
@@ -386,10 +412,11 @@ class SerializerGenerator:
                     with out.line("else:"):
                         checks = [shapers[key].check(f"p{index}") for index, key in enumerate(order)]
                         checks += [f"r{index} is not _U" for index in range(len(only_required))]
-                        values = ", ".join(
-                            f"{key!r}: " + (f"p{index}" if shapers[key].identity else shapers[key].expr(f"p{index}"))
-                            for index, key in enumerate(order))
+                        values = ", ".join(f"{key!r}: p{index}" for index, key in enumerate(order))
                         with out.line(f"if {' and '.join(checks)}:"):
+                            for index, key in enumerate(order):
+                                if not shapers[key].identity:  # shaped one by one: a failure names its key
+                                    self.located(f"p{index} = {shapers[key].expr(f'p{index}')}", repr(key))
                             out.line(f"return {{{values}}}")
 
             with out.line("if v is None or v is _U:"):
@@ -402,7 +429,7 @@ class SerializerGenerator:
                 quoted = json.dumps(key, ensure_ascii=False)
                 out.line(f"p = v.get({key!r}, _U)", comment(f"{path}/properties/{key}"))
                 with out.line("if p is not _U:"):
-                    out.line(f"out[{key!r}] = {shapers[key].expr('p')}")
+                    self.located(f"out[{key!r}] = {shapers[key].expr('p')}", repr(key))
                 if "default" in prop_schema:
                     with out.line("else:"):
                         out.line(f"out[{key!r}] = {self.constant(runtime.plain(prop_schema['default']))}")
@@ -437,14 +464,14 @@ class SerializerGenerator:
                 sub_path = f"{path}/patternProperties/{pattern}"
                 shaper = self.shaper(sub, base, sub_path)
                 with out.line(f"if {self.constant(search)}(k):", comment(sub_path)):
-                    out.line(f"out[k] = {shaper.expr('p')}")
+                    self.located(f"out[k] = {shaper.expr('p')}", "k")
                     out.line("continue")
             if additional is True:
-                out.line(f"out[k] = {self.generate_untyped({}, base, path).expr('p')}",
-                         comment(f"{path}/additionalProperties"))
+                self.located(f"out[k] = {self.generate_untyped({}, base, path).expr('p')}", "k",
+                             comment(f"{path}/additionalProperties"))
             elif isinstance(additional, dict):
                 shaper = self.shaper(additional, base, f"{path}/additionalProperties")
-                out.line(f"out[k] = {shaper.expr('p')}", comment(f"{path}/additionalProperties"))
+                self.located(f"out[k] = {shaper.expr('p')}", "k", comment(f"{path}/additionalProperties"))
 
     def generate_array(self, schema: Schema, base: str, path: str) -> Shaper:
         """``array``: ``items`` as one schema, or a tuple with ``additionalItems``."""
@@ -462,7 +489,7 @@ class SerializerGenerator:
                 self.tuple_body(schema, base, path, items)
             else:
                 item = self.shaper(items if items is not None else {}, base, f"{path}/items")
-                out.line(f"return [{item.expr('x')} for x in v]", comment(f"{path}/items"))
+                self.located_items(f"return [{item.expr('x')} for x in v]", item, 0, comment(f"{path}/items"))
 
     def tuple_body(self, schema: Schema, base: str, path: str, items: list[Any]) -> None:
         """Tuple form. Extra items need ``additionalItems`` (true or a schema), as in fast-json-stringify."""
@@ -479,11 +506,12 @@ class SerializerGenerator:
             shaper = self.shaper(sub, base, sub_path)
             with out.line(f"if n > {index}:", comment(sub_path)):
                 out.line(f"x = v[{index}]")
-                out.line(f"out.append({shaper.expr('x')})")
+                self.located(f"out.append({shaper.expr('x')})", str(index))
         if additional:
             shaper = (self.generate_untyped({}, base, path) if additional is True
                       else self.shaper(additional, base, f"{path}/additionalItems"))
-            out.line(f"out.extend([{shaper.expr('x')} for x in v[{count}:]])", comment(f"{path}/additionalItems"))
+            self.located_items(f"out.extend([{shaper.expr('x')} for x in v[{count}:]])", shaper, count,
+                               comment(f"{path}/additionalItems"))
         out.line("return out")
 
     #: The type checks of a type list, in fast-json-stringify's lenient form: ``None``

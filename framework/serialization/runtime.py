@@ -11,8 +11,9 @@ Coercions follow fast-json-stringify v5 (fastify-behaviours 2.5), in Python term
 ========== ============================================================================
 type       value -> output
 ========== ============================================================================
-string     ``None`` -> ``""``; ``True`` -> ``"true"``; numbers -> ``str()``; datetime,
-           date, time -> ISO; ``Enum`` -> its value; bytes -> UTF-8 text; else ``str()``
+string     ``None`` -> ``""``; ``True`` -> ``"true"``; numbers, ``Decimal``, ``UUID`` ->
+           ``str()``; datetime, date, time -> ISO; ``Enum`` -> its value; bytes -> UTF-8
+           text; anything else -> :class:`SerializationError` (never a ``repr``)
 integer    floats truncate (``1.7`` -> ``1``); ``None`` -> ``0``; bools -> ``0``/``1``;
            numeric strings parse; non-finite or non-numeric -> :class:`SerializationError`
 number     ``None`` -> ``0``; ``+-inf``/``nan`` -> ``null``; numeric strings parse;
@@ -29,6 +30,7 @@ import json
 import math
 import numbers
 import re
+import uuid
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Callable, Union
@@ -36,6 +38,7 @@ from typing import Any, Callable, Union
 import orjson
 
 from ..errors import SerializationError
+from ..schemas import escape_token
 from ..undefined import UNDEFINED
 
 # Type checking: these helpers take values of any type. ``isinstance`` narrows such a
@@ -49,7 +52,7 @@ DATETIME_TYPES = (_dt.datetime, _dt.date, _dt.time)
 #: A shaped value: exact JSON types only.
 _Shaped = Union[dict[str, Any], list[Any], str, int, float, bool, None]
 
-__all__ = ["SerializationError", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
+__all__ = ["SerializationError", "at", "item_error", "to_str", "to_int", "to_num", "to_bool", "plain", "as_mapping",
            "as_list", "key_str", "fmt_date_time", "fmt_date", "fmt_time", "required_error",
            "mismatch_error", "matcher"]
 
@@ -65,12 +68,30 @@ def mismatch_error(path: str) -> SerializationError:
     return SerializationError(f"The value of '{path}' does not match schema definition.")
 
 
+def at(error: SerializationError, segment: str | int) -> SerializationError:
+    """``error`` raised inside the value at ``segment`` (a property name or an item's index)
+    of the one being shaped: generated code calls this as the error leaves each level, so
+    its ``pointer`` ends up the JSON pointer of the offending value."""
+    error.pointer = f"/{escape_token(str(segment))}{error.pointer}"
+    return error
+
+
+def item_error(error: SerializationError, items: list[Any], shape: Callable[[Any], Any],
+               start: int = 0) -> SerializationError:
+    """``error`` raised while shaping ``items[start:]`` in one comprehension (which cannot
+    tell which item failed), located: the items are shaped again one by one, only now that
+    the reply has failed, and the first that fails gives its index to the pointer."""
+    for index in range(start, len(items)):
+        try:
+            shape(items[index])
+        except SerializationError:
+            return at(error, index)
+    return error
+
+
 def _describe(value: Any) -> str:
     # fast-json-stringify interpolates JS's String(value); Python's str() is the analogue.
-    if value is None or value is UNDEFINED:
-        return "null" if value is None else "undefined"
-    if value is True or value is False:
-        return "true" if value else "false"
+    # (The message goes to the log only: the client gets the fixed 500.)
     try:
         return str(value)
     except Exception:  # noqa: BLE001 - a broken __str__ must not hide the real error
@@ -100,7 +121,10 @@ def _number_from_text(text: str) -> int | float | None:
 
 
 def to_str(value: Any) -> str:
-    """Coerce ``value`` for a ``string`` schema (the inline fast path took exact ``str``)."""
+    """Coerce ``value`` for a ``string`` schema (the inline fast path took exact ``str``):
+    what JSON can say as a string (see the table above). Anything else (an arbitrary
+    object, a set) is a :class:`SerializationError`: its ``str()`` would be a ``repr``,
+    a memory address."""
     if isinstance(value, str):
         if isinstance(value, enum.Enum):
             return to_str(value.value)
@@ -109,18 +133,23 @@ def to_str(value: Any) -> str:
         return ""
     if value is True or value is False:
         return "true" if value else "false"
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, enum.Enum):
+    if isinstance(value, enum.Enum):  # before int: an IntEnum is its value, not its name
         return to_str(value.value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return float.__repr__(value)
+    if isinstance(value, DATETIME_TYPES):
+        return value.isoformat()
+    if isinstance(value, (Decimal, uuid.UUID, numbers.Integral)):
+        return str(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         try:
             return bytes(value).decode("utf-8")  # pyright: ignore[reportUnknownArgumentType]  # type arguments unknown
         except UnicodeDecodeError:
             raise SerializationError("The value cannot be converted to a string: it is not UTF-8.") from None
-    if isinstance(value, re.Pattern):
-        return value.pattern if isinstance(value.pattern, str) else to_str(value.pattern)  # pyright: ignore[reportUnknownMemberType]  # type arguments unknown
-    return str(value)
+    raise SerializationError(f"The value of type {type(value).__name__} cannot be converted to a string: "
+                             "only str, numbers, booleans, dates and times, UUID, Decimal and Enum values can.")
 
 
 def to_int(value: Any) -> int:
@@ -184,7 +213,7 @@ def key_str(key: Any) -> str:
         return repr(key) if NINF < key < INF else ("NaN" if key != key else ("Infinity" if key > 0 else "-Infinity"))
     if isinstance(key, enum.Enum):
         return key_str(key.value)
-    return str(key)
+    return to_str(key)  # what JSON can say as a string, else a SerializationError
 
 
 def as_mapping(value: Any, path: str) -> Mapping[Any, Any]:
@@ -265,7 +294,7 @@ def plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, Decimal):
         return to_num(value)
-    if isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, (bytes, bytearray, memoryview, uuid.UUID)):
         return to_str(value)
     model: type = type(value)  # pyright: ignore[reportUnknownVariableType]  # type() of Any
     if not isinstance(value, type) and (_FIELD_NAMES.get(model) or _field_names(model)):

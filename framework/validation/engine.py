@@ -121,6 +121,11 @@ class ValidatorEngine:
 
     ``plugins``: each item is ``fn`` or ``(fn, opts)``, called as ``fn(engine, opts)`` in order.
 
+    ``part_options``: options that differ for one http part, over ``custom_options``
+    (``{"body": {"coerce_types": False}}``: bodies, which JSON types already, validate
+    without coercion; ``Framework(coerce_body=False)`` sets this). :meth:`compile`'s
+    ``http_part`` picks them: the one place coercion is decided per part.
+
     A compiled validator returns the validated value (coercion, defaults and removal
     change containers in place; a changed root value is returned) or raises
     :class:`framework.errors.SchemaValidationFailure` whose ``errors`` are records::
@@ -136,8 +141,15 @@ class ValidatorEngine:
     """
 
     def __init__(self, custom_options: Mapping[str, Any] | None = None,
-                 plugins: Iterable[ValidatorPlugin | tuple[ValidatorPlugin, Mapping[str, Any] | None]] = ()) -> None:
+                 plugins: Iterable[ValidatorPlugin | tuple[ValidatorPlugin, Mapping[str, Any] | None]] = (),
+                 part_options: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         self.options: dict[str, Any] = _normalize_options(custom_options)
+        #: The options that differ for the http parts named (checked here, applied over
+        #: ``options`` when such a part compiles).
+        self.part_options: dict[str, dict[str, Any]] = {}
+        for part, overrides in (part_options or {}).items():
+            _normalize_options(overrides)
+            self.part_options[part] = dict(overrides)
         self._formats: dict[str, Callable[[Any], bool]] = {}
         self._keywords: dict[str, KeywordCheck | None] = {}
         self._transforms: list[Transform] = []
@@ -216,9 +228,11 @@ class ValidatorEngine:
         """
         schema, index = self._prepare(schema, shared)
         key = self._cache_key(schema, index)
+        if key is not None and http_part in self.part_options:
+            key = f"{http_part}:{key}"
         if key is not None and key in self._cache:
             return self._cache[key]
-        generator = ValidatorCodeGenerator(schema, index, self.options, self._formats, self._keywords)
+        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords)
         namespace = generator.globals
         source = load(_CODE_CACHE, generator.emitter(), namespace, _HEADER)
         validator = self._wrap(namespace[generator.root_name], schema, source)
@@ -233,8 +247,12 @@ class ValidatorEngine:
         Tracebacks through a compiled validator show the same lines.
         """
         schema, index = self._prepare(schema, shared)
-        generator = ValidatorCodeGenerator(schema, index, self.options, self._formats, self._keywords)
+        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords)
         return generator.emitter().source(_HEADER)
+
+    def _options_for(self, http_part: str) -> dict[str, Any]:
+        overrides = self.part_options.get(http_part)
+        return {**self.options, **overrides} if overrides else self.options
 
     def _prepare(self, schema: Schema, shared: Mapping[str, Schema] | None) -> tuple[Schema, RefIndex]:
         shared = shared or {}

@@ -38,7 +38,7 @@ def hostile_strings(marker) -> list[str]:
 
 
 # Identifiers the generator writes itself: its locals, its functions, its namespace.
-LOCALS = re.compile(r"^([prn]\d*|v|x|k|out|data|shaped|_(obj|arr|types|any|if)_\d+)$")
+LOCALS = re.compile(r"^([prn]\d*|v|x|k|e|out|data|shaped|_(obj|arr|types|any|if)_\d+)$")
 BUILTINS = {"type", "isinstance", "len", "dict", "list", "tuple", "str", "int", "float", "bool",
             "KeyError", "TypeError", "RecursionError", "OverflowError", "UnicodeEncodeError", "True", "False", "None"}
 
