@@ -4,7 +4,8 @@ Run it (from the repository root)::
 
     gunicorn examples.app:app --bind 127.0.0.1:3000 --workers 4     # or: python -m examples.app
 
-Environment:
+Environment (read once, at import, through ``framework.settings.load_settings``: a bad
+value fails the worker's boot with every problem listed; see :data:`SETTINGS`):
 
 - ``API_KEYS``: comma-separated keys accepted on ``/private`` (default ``demo-key``).
 - ``ITEMS_DB``: the SQLite file holding the items (default ``items.sqlite3`` in the
@@ -13,6 +14,7 @@ Environment:
   ``pip install 'framework[postgres]'``), for several machines behind a load balancer.
 - ``EXAMPLE_WRAP_GRANDCHILD=1``: register the grandchild wrapped with ``plugin(...)``
   (``examples.app_wrapped`` is the same application with the flag set).
+- ``PORT``: the port of ``python -m examples.app`` (default 3000).
 
 The context tree is the seed's scenario (2.1)::
 
@@ -50,12 +52,12 @@ Items (in SQLite, shared by every worker: run as many as you like):
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
+from framework.settings import load_settings
 from framework.plugins.bearer_auth import bearer_auth
 from framework.plugins.openapi import openapi
 
@@ -100,12 +102,32 @@ ERROR = {
 NOT_FOUND = {"description": "No item has this id", "$ref": "error#"}
 
 
-def api_keys_from_env(environ: Any = os.environ) -> list[str]:
+#: The example's settings: each property is read from the variable of its upper-cased name
+#: (``load_settings(SETTINGS, prefix="")``), coerced and checked at import.
+SETTINGS = {
+    "type": "object",
+    "properties": {
+        # Comma-separated (blank entries ignored), or a JSON array.
+        "api_keys": {"type": "array", "items": {"type": "string"}, "default": [DEMO_KEY]},
+        "items_db": {"type": "string", "default": DEFAULT_DATABASE},
+        # Used only when it is a postgresql:// URL (see database_of).
+        "database_url": {"type": "string", "default": ""},
+        "example_wrap_grandchild": {"type": "boolean", "default": False},
+        "port": {"type": "integer", "minimum": 1, "maximum": 65535, "default": 3000},
+    },
+}
+
+
+def settings_from_env(environ: Any = None) -> dict[str, Any]:
+    """:data:`SETTINGS` read from ``environ`` (default ``os.environ``); a missing or invalid
+    one raises ``framework.errors.SettingsError`` listing every problem."""
+    return load_settings(SETTINGS, env=environ, prefix="")
+
+
+def api_keys_from_env(environ: Any = None) -> list[str]:
     """``API_KEYS`` split on commas (blank entries ignored), or ``[DEMO_KEY]``."""
-    raw = environ.get("API_KEYS")
-    if raw is None:
-        return [DEMO_KEY]
-    return [key.strip() for key in raw.split(",") if key.strip()]
+    keys: list[str] = settings_from_env(environ)["api_keys"]
+    return keys
 
 
 def decorator_values(request: Any, reply: Any) -> dict[str, Any]:
@@ -317,19 +339,20 @@ def items_plugin(instance: Any, opts: dict[str, Any]) -> None:
         return reply.code(204).send()
 
 
-def database_from_env(environ: Any = os.environ) -> str:
+def database_of(settings: dict[str, Any]) -> str:
     """``DATABASE_URL`` when it is a ``postgresql://`` URL, else ``ITEMS_DB`` (the SQLite
     file), else ``DEFAULT_DATABASE`` in the working directory."""
-    url = environ.get("DATABASE_URL") or ""
+    url: str = settings["database_url"]
     if url.startswith(("postgresql://", "postgres://")):
-        return url  # type: ignore[no-any-return]
-    return environ.get("ITEMS_DB") or DEFAULT_DATABASE
+        return url
+    path: str = settings["items_db"]
+    return path or DEFAULT_DATABASE
 
 
 def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = False,
                database: str | None = None) -> Framework:
     """Build the example application (``api_keys`` default: :func:`api_keys_from_env`;
-    ``database`` default: :func:`database_from_env`)."""
+    ``database`` default: :func:`database_of` the environment's settings)."""
     # A known path asked with a method it does not declare answers 405 with Allow (API clients
     # and schemathesis expect it), not Fastify's default 404.
     # A JSON body is typed already: coerce_body=False validates it without coercion (a null
@@ -357,15 +380,18 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
 
     app.register(private, keys=api_keys if api_keys is not None else api_keys_from_env())
     app.register(child)
-    app.register(items_plugin, prefix="/items", database=database or database_from_env())
+    app.register(items_plugin, prefix="/items", database=database or database_of(settings_from_env()))
     return app
 
 
-app = create_app(wrap_grandchild=os.environ.get("EXAMPLE_WRAP_GRANDCHILD") == "1")
+# Read at import, like the app below: a missing or invalid setting fails the worker's boot.
+settings = settings_from_env()
+app = create_app(api_keys=settings["api_keys"], wrap_grandchild=settings["example_wrap_grandchild"],
+                 database=database_of(settings))
 # Ready at import: each gunicorn/granian worker compiles its routes and opens the store as
 # it boots (a bad configuration fails the boot), not on its first request; the worker
 # that ran ready() runs the on_close hooks when it stops.
 app.ready()
 
 if __name__ == "__main__":
-    app.listen(port=int(os.environ.get("PORT", "3000")))
+    app.listen(port=settings["port"])

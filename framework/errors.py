@@ -546,6 +546,20 @@ class AddressInUseError(FrameworkError, OSError):
         return type(self), (self.host, self.port), dict(self.__dict__)
 
 
+class SettingsError(FrameworkError):
+    """``framework.settings.load_settings`` found settings missing or invalid (or a
+    malformed ``.env`` line): the message lists every problem, one a line, naming the
+    variable (``APP_PORT: should be integer``) and never a value, since any setting may be
+    a secret. ``problems`` holds those lines."""
+
+    code = "FST_ERR_SETTINGS"
+    message_template = "invalid settings (values are not shown):\n%s"
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
 # Schema compilation errors (engines).
 class UnresolvableRefError(LookupError):
     """A ``$ref`` names nothing in its document or the shared store (raised at ``ready()``)."""
