@@ -16,30 +16,16 @@ exercise it, and what to check in the answer.
 from __future__ import annotations
 
 import gc
-import logging
-import os
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from benchmarks import scenarios
+from benchmarks.contenders.ours_logged import devnull_logger
 from benchmarks.inprocess import _timer, call_environ, make_environ
 
 BEARER_KEY = "benchmark-key-0123456789"
 ORIGIN = "https://app.example"
-
-
-def _logger() -> logging.Logger:
-    """A logger writing formatted records to ``os.devnull`` (the cost of building and
-    formatting them; a real handler's I/O comes on top)."""
-    logger = logging.getLogger("benchmarks.features")
-    if not logger.handlers:
-        handler = logging.StreamHandler(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s %(req_id)s"))
-        logger.addHandler(handler)
-        logger.setLevel(logging.INFO)
-        logger.propagate = False
-    return logger
 
 
 def _noop_hook(kind: str) -> Callable[[Any], None]:
@@ -103,7 +89,7 @@ def create_app(feature: Feature) -> Any:
 
     options = dict(feature.options)
     if "logger" in options:
-        options["logger"] = _logger()
+        options["logger"] = devnull_logger("benchmarks.features")
     app = Framework(**options)
     if feature.setup is not None:
         feature.setup(app)

@@ -2,7 +2,6 @@
 replacing the worker; a lazily compiled route that cannot compile: a fixed 500, logged once."""
 import json
 import logging
-import socket
 import threading
 import time
 
@@ -11,7 +10,7 @@ import pytest
 from framework import Framework
 from framework.plugins.bearer_auth import bearer_auth
 from framework.testing import inject
-from test_hardening_server import command
+from test_hardening_server import command, raw_get
 from test_server import free_port, start, stop
 
 FIXED_500 = {"statusCode": 500, "error": "Internal Server Error", "message": "Internal Server Error"}
@@ -136,17 +135,6 @@ def test_lazy_route_whose_schema_cannot_compile_is_a_fixed_500_compiled_once(cap
 SERVERS = ["gunicorn-sync", "gunicorn-gthread", "granian"]
 
 
-def get(port, path, headers=""):
-    """The answer to ``GET path`` (with extra header lines) on a new connection: head (lower-cased) and body."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return head.lower(), body
-
-
 @pytest.mark.parametrize("name", SERVERS)
 def test_failed_boot_recovers_on_a_real_server_once_the_cause_is_gone(name, tmp_path, monkeypatch):
     marker = tmp_path / "database-up"
@@ -160,7 +148,7 @@ def test_failed_boot_recovers_on_a_real_server_once_the_cause_is_gone(name, tmp_
     process = start(argv, port)
     try:
         for _ in range(2):  # closed: no data, even though the auth plugin never loaded
-            head, body = get(port, "/private")
+            head, body = raw_get(port, "/private")
             assert head.startswith(b"http/1.1 503"), head
             assert b"\r\nretry-after: " in head and b"content-type: application/json" in head
             assert json.loads(body) == NOT_READY
@@ -168,7 +156,7 @@ def test_failed_boot_recovers_on_a_real_server_once_the_cause_is_gone(name, tmp_
         deadline = time.monotonic() + 60
         while True:
             try:
-                head, body = get(port, "/private", "Authorization: Bearer secret\r\n")
+                head, body = raw_get(port, "/private", "Authorization: Bearer secret\r\n")
             except (ConnectionRefusedError, ConnectionResetError):
                 assert name == "granian"  # which refuses connections for a moment while it respawns its worker
                 head = b""
@@ -178,7 +166,7 @@ def test_failed_boot_recovers_on_a_real_server_once_the_cause_is_gone(name, tmp_
             assert time.monotonic() < deadline, "the worker was not replaced in time"
             time.sleep(0.2)
         assert json.loads(body) == {"secret": "protected data"}
-        head, _ = get(port, "/private")
+        head, _ = raw_get(port, "/private")
         assert head.startswith(b"http/1.1 401")  # the plugins after the failing one are there
     finally:
         stop(process)

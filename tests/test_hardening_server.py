@@ -33,10 +33,11 @@ def server(request):
     stop(process)
 
 
-def raw_get(port, path):
-    """The whole answer to ``GET path`` as bytes: head (lower-cased) and body."""
+def raw_get(port, path, headers=""):
+    """The whole answer to ``GET path`` (with extra ``headers`` lines) as bytes: head
+    (lower-cased) and body."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n".encode())
         data = b""
         while chunk := sock.recv(65536):
             data += chunk

@@ -16,12 +16,17 @@ REQUIRES = ("framework",)
 DIST = "framework"
 
 
-def create_app():
-    logger = logging.getLogger("benchmarks.ours_logged")
+def devnull_logger(name):
+    """A logger writing formatted records at INFO to ``os.devnull``."""
+    logger = logging.getLogger(name)
     if not logger.handlers:
         handler = logging.StreamHandler(open(os.devnull, "w"))  # noqa: SIM115 (lives as long as the process)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s %(req_id)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-    return ours.create_app(request_logging=True, logger=logger)
+    return logger
+
+
+def create_app():
+    return ours.create_app(request_logging=True, logger=devnull_logger("benchmarks.ours_logged"))
