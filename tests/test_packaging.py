@@ -5,19 +5,25 @@ are ``framework.plugins``, so an application's ``plugins`` never shadows them.
 """
 from __future__ import annotations
 
+import pathlib
 import subprocess
 import sys
 import textwrap
 import zipfile
 from importlib import metadata
 
+import framework
 from conftest import INSTALLED, ROOT
 
 
 def _wheel_modules(tmp_path) -> set[str]:
     """The .py files of the wheel built from the checkout (or, under tox, the one installed)."""
     if INSTALLED:
-        return {str(file) for file in metadata.files("framework") or [] if file.suffix == ".py"}
+        # The RECORD beside the installed package (a framework.egg-info that a build left in
+        # the checkout would list the sources, tests included).
+        (dist_info,) = pathlib.Path(framework.__file__).resolve().parent.parent.glob("framework-*.dist-info")
+        files = metadata.Distribution.at(dist_info).files or []
+        return {str(file) for file in files if file.suffix == ".py"}
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path), str(ROOT)],
                    check=True, capture_output=True, timeout=300)
     (wheel,) = tmp_path.glob("framework-*.whl")
