@@ -39,13 +39,20 @@ def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0
         assert wait_for_markers(markers, "ready", readied)
     finally:
         process.send_signal(sig)  # to the server's main process only, as a process manager does
-        try:
-            output = process.communicate(timeout=20)[0]
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            output = process.communicate()[0]
+        output = stopped_output(process)
     assert process.returncode is not None
     return answers, output
+
+
+def stopped_output(process, timeout=60):
+    """The output of a server sent its stop signal, once it has exited. A loaded machine
+    may take a while to run the workers' close hooks: past ``timeout`` the server is
+    killed (its hooks then cannot run) and the output says so."""
+    try:
+        return process.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        return process.communicate()[0] + f"\n[test] the server had not stopped {timeout} s after its signal: killed"
 
 
 def markers(directory):
@@ -187,7 +194,7 @@ def test_shipped_gunicorn_config_readies_workers_before_their_first_request(tmp_
         assert wait_for_markers(tmp_path, "ready", 2)  # no request sent
     finally:
         process.send_signal(signal.SIGTERM)
-        output = process.communicate(timeout=20)[0]
+        output = stopped_output(process)
     assert markers(tmp_path)["close"] == markers(tmp_path)["ready"], output
 
 
