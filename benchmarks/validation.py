@@ -27,7 +27,7 @@ import fastjsonschema
 
 from framework.validation import ValidatorEngine
 from framework.validation.generator import ValidatorCodeGenerator
-from framework.schemas import RefIndex
+from framework.schemas.store import RefIndex
 
 BODY_SCHEMA: dict[str, Any] = {
     "type": "object",

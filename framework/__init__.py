@@ -6,10 +6,10 @@ and response serialization through compiled per-status response schemas.
 from .app import Framework
 from .context import Context
 from .errors import FrameworkError, ValidationError, create_error
-from .hooks import run_coroutine
+from .lifecycle.hooks import run_coroutine
 from .loader import plugin
-from .reply import Reply
-from .request import Request
+from .lifecycle.reply import Reply
+from .lifecycle.request import Request
 from .undefined import UNDEFINED
 
 __all__ = ["Framework", "Context", "FrameworkError", "ValidationError", "create_error", "plugin",

@@ -1,4 +1,4 @@
-"""``python -m framework``: see ``framework.cli``."""
-from .cli import main
+"""``python -m framework``: see ``framework.serving.cli``."""
+from .serving.cli import main
 
 raise SystemExit(main())

@@ -3,8 +3,8 @@
 ``app`` is a WSGI callable: ``gunicorn module:app`` works, and so does mounting it in
 any WSGI stack. The first call readies it (thread-safe), as do ``ready()``, ``inject()``
 and ``listen()``. A request goes: :meth:`Framework.__call__` finds the route
-(``framework.routing``), and ``framework.lifecycle.run`` answers it with the route
-compiled at ``ready()`` (``framework.compiled_route``).
+(``framework.routing.router``), and ``framework.lifecycle.run.run`` answers it with the route
+compiled at ``ready()`` (``framework.lifecycle.compiled_route``).
 """
 from __future__ import annotations
 
@@ -19,28 +19,28 @@ from urllib.parse import unquote
 
 from typing_extensions import Self
 
-from .compiled_route import CompiledRoute
+from .lifecycle.compiled_route import CompiledRoute
 from .context import Context
-from .error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
+from .lifecycle.error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
 from .errors import STATUS_CODES, BadUrlError, RouteMissingHandlerError, create_error
 from .failed_start import FailedStart, replaces_workers
-from .lifecycle import run
+from .lifecycle.run import run
 from .loader import PLUGIN_TIMEOUT
-from .proxy import proxy_trust
-from .request_log import check_request_id_header, request_id_reader
+from .http.proxy import proxy_trust
+from .lifecycle.request_log import check_request_id_header, request_id_reader
 from .route import Route
-from .routing import Router
+from .routing.router import Router
 from .state import AppState
 
 if TYPE_CHECKING:
-    from .reply import Reply
-    from .request import Request
-    from .testing import InjectResponse
+    from .lifecycle.reply import Reply
+    from .lifecycle.request import Request
+    from .testing.client import InjectResponse
 
 StartResponse = Callable[..., Any]
 #: ``Framework(trust_proxy=...)``: ``False``/``None`` (the default: forwarded headers are
 #: ignored), ``True``, a hop count, addresses or networks (one string or several), or
-#: ``trust(address, hop_index) -> bool`` (see ``framework.proxy``).
+#: ``trust(address, hop_index) -> bool`` (see ``framework.http.proxy``).
 TrustProxy = Union[bool, int, str, Sequence[str], AbstractSet[str], Callable[[str, int], bool], None]
 
 
@@ -99,7 +99,7 @@ class Framework(Context):
                          request_id=request_id_reader(header, gen_request_id), request_id_header=header,
                          request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy),
                          max_body_depth=max_body_depth, coerce_body=coerce_body)
-        # The router's options (find-my-way's): see framework.routing.
+        # The router's options (find-my-way's): see framework.routing.router.
         state.router = Router(ignore_trailing_slash=ignore_trailing_slash,
                               ignore_duplicate_slashes=ignore_duplicate_slashes,
                               case_sensitive=case_sensitive, max_param_length=max_param_length)
@@ -321,7 +321,7 @@ class Framework(Context):
                query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
                **environ_overrides: Any) -> "InjectResponse":
         """Run one request through the WSGI callable without a socket (see ``framework.testing``)."""
-        from .testing import inject
+        from .testing.client import inject
         return inject(self, method=method, url=url, headers=headers, query=query, json=json, body=body,
                       **environ_overrides)
 
@@ -329,15 +329,15 @@ class Framework(Context):
                workers: int = 1, server: str = "gunicorn") -> None:
         """Serve on gunicorn (the default) or granian (``server="granian"``); blocks until stopped.
         ``callback(None)`` runs once listening, ``callback(error)`` on failure."""
-        from .server import serve
+        from .serving.server import serve
         serve(self, port=port, host=host, callback=callback, workers=workers, server=server)
 
     # Trees.
     def print_routes(self) -> str:
         """The route tree as text (find-my-way's style). Under a path, a ``•`` line names
         the Python types a route's schemas came from (``framework.typeschema``)."""
-        from .trees import render_routes
-        from .typeschema import describe_types
+        from .devtools.trees import render_routes
+        from .schemas.typeschema import describe_types
         notes = {(route.method, route.url): describe_types(route.options["types"])
                  for route in self._state.routes if route.options.get("types")}
         for method, url in list(notes):  # a GET route's HEAD route says the same
@@ -347,7 +347,7 @@ class Framework(Context):
 
     def print_plugins(self) -> str:
         """The plugin tree with load times, as avvio prints it."""
-        from .trees import render_plugins
+        from .devtools.trees import render_plugins
         return render_plugins(self._state.plugin_tree.root)
 
 

@@ -5,8 +5,8 @@ Every ``register`` creates a child context, except for functions wrapped with
 ancestors registered, even what they add later; nothing flows up or sideways.
 
 A child is built from its parent one concern at a time (:meth:`Context.__init__`):
-decorators (``framework.decorators``), hooks (``framework.hooks``), shared schemas
-(``framework.schemas``), body parsers (``framework.content_types``), the plugin queue
+decorators (``framework.decorators``), hooks (``framework.lifecycle.hooks``), shared schemas
+(``framework.schemas.store``), body parsers (``framework.lifecycle.content_types``), the plugin queue
 (``framework.loader``), and the handlers and compilers, which a child inherits until it
 sets its own. :meth:`Context.scope` is what a route of the context sees, read once
 when the route compiles. Application-wide state (the router, options, whether the app
@@ -22,22 +22,22 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypedDict, T
 
 from typing_extensions import Self
 
-from .content_types import ContentTypeParsers, Parser
+from .lifecycle.content_types import ContentTypeParsers, Parser
 from .decorators import Decorators
-from .hooks import APPLICATION_HOOKS, HookName, Hooks
+from .lifecycle.hooks import APPLICATION_HOOKS, HookName, Hooks
 from .loader import PluginQueue
-from .reply import Reply
-from .request import Request
+from .lifecycle.reply import Reply
+from .lifecycle.request import Request
 from .route import Route, apply_types, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
-from .routing import expand_optional, join_prefix, normalize_prefix
-from .schemas import SchemaStore
+from .routing.router import expand_optional, join_prefix, normalize_prefix
+from .schemas.store import SchemaStore
 
 if TYPE_CHECKING:
     from .app import Framework
-    from .explain import Explanation
+    from .devtools.explain import Explanation
     from .mount import WSGIApp
     from .state import AppState
-    from .testing import InjectResponse
+    from .testing.client import InjectResponse
 
 #: A route handler: ``handler(request, reply)``. Its own annotations are kept (and may
 #: declare the route's schemas: ``Request[Body, Query, Params, Headers]`` and the return type).
@@ -245,8 +245,8 @@ class Context:
         """The compiled path of one request, without sending it: the route and params, the
         hooks in run order with the plugin and context that added each, the decorators,
         validators, serializers, error handlers and not-found handler (readies the
-        application). A dict; ``str()`` renders it (see ``framework.explain``)."""
-        from .explain import explain
+        application). A dict; ``str()`` renders it (see ``framework.devtools.explain``)."""
+        from .devtools.explain import explain
         return explain(self._state.app, method, url, headers)
 
     # Plugins.
@@ -306,7 +306,7 @@ class Context:
         if found is None:
             return None
         route = found[1]
-        from .routing import parameter_names
+        from .routing.router import parameter_names
         return {"method": route.method, "url": route.url, "params": parameter_names(route.url),
                 "handler": route.options["handler"], "options": route.options}
 

@@ -21,8 +21,8 @@ from typing import Any, Literal, cast
 
 from .errors import (DecoratorAfterStartError, DecoratorAlreadyPresentError, DecoratorMissingDependencyError,
                      DecoratorReferenceTypeError, DecoratorReservedError)
-from .reply import Reply
-from .request import Request
+from .lifecycle.reply import Reply
+from .lifecycle.request import Request
 
 Kind = Literal["instance", "request", "reply"]
 

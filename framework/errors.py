@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 if TYPE_CHECKING:
-    from .fuzz import RouteFailure
+    from .testing.fuzzer import RouteFailure
 
 #: Node's ``http.STATUS_CODES``: the ``error`` words of every error payload.
 STATUS_CODES: dict[int, str] = {
@@ -120,7 +120,7 @@ class SchemaValidationFailure(Exception):
 
     A record is a dict ``{keyword, instance_path, schema_path, params, message}``
     (``instance_path`` a JSON pointer, ``""`` for the root; ``message`` in English,
-    ``should be integer``). Input validation (``framework.inputs``) turns this into a
+    ``should be integer``). Input validation (``framework.lifecycle.inputs``) turns this into a
     ``ValidationError``.
     """
 

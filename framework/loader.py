@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar, overload
 
 from .errors import PluginDependencyError, PluginNotPresentError, PluginTimeoutError
-from .hooks import run_coroutine
+from .lifecycle.hooks import run_coroutine
 
 if TYPE_CHECKING:
     from .context import Context

@@ -22,12 +22,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from .route import SUPPORTED_METHODS
-from .routing import normalize_prefix
+from .routing.router import normalize_prefix
 
 if TYPE_CHECKING:
     from .context import Context
-    from .reply import Reply
-    from .request import Request
+    from .lifecycle.reply import Reply
+    from .lifecycle.request import Request
 
 #: A WSGI application: ``app(environ, start_response)`` returns the body's chunks.
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]

@@ -12,15 +12,15 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      RouteHandlerSignatureError, RouteMethodNotSupportedError, RouteMissingHandlerError,
                      RoutePathSyntaxError, RouteUnknownOptionError, SchemaDuplicateError, SchemaUnknownKeyError,
                      TypeSchemaError)
-from .hooks import REQUEST_HOOKS, check_hook
+from .lifecycle.hooks import REQUEST_HOOKS, check_hook
 from .names import suggest_snake_name
-from .schemas import is_object
+from .schemas.store import is_object
 from .signatures import call_mismatch
 
 if TYPE_CHECKING:
-    from .compiled_route import CompiledRoute
+    from .lifecycle.compiled_route import CompiledRoute
     from .context import Context
-    from .request import Request
+    from .lifecycle.request import Request
 
 #: Every method a route may declare (``all`` declares each of them).
 SUPPORTED_METHODS = ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT", "OPTIONS", "PROPFIND",
@@ -149,7 +149,7 @@ def check_route_options(options: dict[str, Any]) -> None:
     if body_limit is not None and (type(body_limit) is not int or body_limit <= 0):
         raise RouteBodyLimitError(body_limit)
     if options.get("log_level") is not None:
-        from .request_log import parse_level
+        from .lifecycle.request_log import parse_level
         parse_level(options["log_level"])  # a ValueError names the accepted levels
     for name in REQUEST_HOOKS:
         hooks = options.get(name)
@@ -178,7 +178,7 @@ def check_path_syntax(url: str) -> None:
     here), and parameter names no parameter can have (``routing.check_parameter_names``)."""
     if not isinstance(url, str):
         raise TypeError(f"A route's url must be a string, got {type(url).__name__}")
-    from .routing import check_parameter_names, strip_regexes
+    from .routing.router import check_parameter_names, strip_regexes
     if _FOREIGN_PARAMETER.search(strip_regexes(url)):  # ":id(\\d{3})": a regex's braces are not FastAPI's
         fixed = _FOREIGN_PARAMETER.sub(lambda m: ":" + (m.group(1) or m.group(2)).strip(), url)
         raise RoutePathSyntaxError(url, fixed)
@@ -230,7 +230,7 @@ def apply_types(options: dict[str, Any]) -> None:
     from a type is recorded in ``options["types"]`` (shown by ``print_routes`` and used to
     build dataclass and other instances from the validated data).
     """
-    from .typeschema import is_python_type, schema_of
+    from .schemas.typeschema import is_python_type, schema_of
     declared: dict[str, Any] | None = options.get("schema")
     if declared is not None and not isinstance(declared, dict):
         return  # refused by check_route_options
@@ -363,7 +363,7 @@ def request_type_arguments(annotation: Any) -> tuple[Any, ...]:
     where it is left to its default."""
     from typing_extensions import get_args, get_origin
 
-    from .request import Request
+    from .lifecycle.request import Request
     untyped: tuple[Any, ...] = (None,) * len(REQUEST_TYPE_PARTS)
     cls = get_origin(annotation) or annotation
     if not _is_request_class(cls):
@@ -385,7 +385,7 @@ def request_type_arguments(annotation: Any) -> tuple[Any, ...]:
 
 def _is_request_class(value: Any) -> "TypeGuard[type[Request[Any, Any, Any, Any]]]":
     """Whether ``value`` is ``Request`` or a subclass of it."""
-    from .request import Request
+    from .lifecycle.request import Request
     return isinstance(value, type) and issubclass(value, Request)
 
 

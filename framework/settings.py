@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any, TypeVar, Union, overload
 
 from .errors import SchemaValidationFailure, SettingsError
-from .schemas import is_array, is_object
-from .typeschema import builder_of, is_python_type, schema_of
+from .schemas.store import is_array, is_object
+from .schemas.typeschema import builder_of, is_python_type, schema_of
 from .validation import ValidatorEngine
 
 __all__ = ["load_settings", "SettingsError"]

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .errors import InstanceAlreadyStartedError
 from .loader import PluginTree
-from .routing import Router
+from .routing.router import Router
 from .validation import ValidatorEngine
 
 if TYPE_CHECKING:
     from .app import Framework
     from .context import Context, RouteDecorator
-    from .error_handling import NotFoundRoutes
-    from .proxy import ProxyTrust
+    from .lifecycle.error_handling import NotFoundRoutes
+    from .http.proxy import ProxyTrust
     from .route import Route
 
 
@@ -37,11 +37,11 @@ class AppState:
         self.logger = logger
         self.plugin_timeout = plugin_timeout
         self.validator_options = validator_options
-        #: The levels a body may nest where something recurses over it (``framework.inputs``).
+        #: The levels a body may nest where something recurses over it (``framework.lifecycle.inputs``).
         self.max_body_depth = max_body_depth
         #: ``coerce_body=False``: the engine validates bodies without type coercion.
         self.coerce_body = coerce_body
-        #: ``request.id`` calls this (``framework.request_log.request_id_reader``).
+        #: ``request.id`` calls this (``framework.lifecycle.request_log.request_id_reader``).
         self.request_id = request_id
         #: The header an incoming id is read from and echoed in, or ``None``.
         self.request_id_header = request_id_header

@@ -6,6 +6,6 @@ from __future__ import annotations
 
 import os
 
-from .cli import load_app
+from .serving.cli import load_app
 
 app = load_app(os.environ["FRAMEWORK_APP"]).ready()

@@ -75,7 +75,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Union
 
-from framework.schemas import (JSONData, RefIndex, Schema, base_inside, escape_token, iter_subschemas, pointer_tokens,
+from framework.schemas.store import (JSONData, RefIndex, Schema, base_inside, escape_token, iter_subschemas, pointer_tokens,
                                to_pointer, unescape_token, value_at)
 
 if TYPE_CHECKING:

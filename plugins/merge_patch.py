@@ -37,7 +37,7 @@ Forms (anywhere in a schema: a route's input schemas, nested properties, items,
 
 ``S`` is a schema written inline or ``{"$ref": ...}`` to a shared schema or a local
 definition (any ``$ref`` form a route schema may use, resolved by
-:class:`framework.schemas.RefIndex`);
+:class:`framework.schemas.store.RefIndex`);
 ``W`` may be a ``$ref`` too. Sources and patches are deep-copied: the shared schema stays
 as it was. A source taken from a shared schema loses its top-level ``$id`` (the result is
 a new schema, not that one) and its local references (``#/definitions/x``) are rewritten
@@ -54,7 +54,7 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from framework.schemas import (DATA_KEYWORDS, SCHEMA_MAPS, JSONData, RefIndex, Schema, absolutize, base_inside, json_equal,
+from framework.schemas.store import (DATA_KEYWORDS, SCHEMA_MAPS, JSONData, RefIndex, Schema, absolutize, base_inside, json_equal,
                                pointer_tokens)
 
 if TYPE_CHECKING:

@@ -62,9 +62,9 @@ from werkzeug.http import parse_options_header
 from werkzeug.sansio.multipart import Data, Epilogue, Event, Field, File, MultipartDecoder, NeedData
 
 from framework import Context, Reply, Request, plugin
-from framework.body import BoundedStream
+from framework.http.body import BoundedStream
 from framework.errors import SchemaValidationFailure, create_error
-from framework.schemas import escape_token, is_object, normalize_input_schema
+from framework.schemas.store import escape_token, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
     class _MultipartRequest(Request):

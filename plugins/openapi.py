@@ -91,7 +91,7 @@ you declare is), the not-found routes, methods OpenAPI has no field for (``PROPF
 ``/items/`` not), and this plugin's own routes.
 
 Schemas are the ones the validators and serializers compile: input schemas go through
-:func:`framework.schemas.normalize_input_schema` as ``framework.inputs`` does, and then
+:func:`framework.schemas.store.normalize_input_schema` as ``framework.lifecycle.inputs`` does, and then
 draft 7 becomes OpenAPI 3.1's JSON Schema: shared schemas (``add_schema``) become
 ``components/schemas`` (their ``$id`` as the name, characters OpenAPI refuses replaced by
 ``_``) and every ``$ref`` form (``#name``, ``#/definitions/x``, ``id#``,
@@ -121,7 +121,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from framework import Context, Reply, Request, plugin
 from framework.errors import UnresolvableRefError
 from framework.route import Route
-from framework.schemas import (JSONData, RefIndex, base_inside, escape_token, is_object, iter_subschemas,
+from framework.schemas.store import (JSONData, RefIndex, base_inside, escape_token, is_object, iter_subschemas,
                                normalize_input_schema, to_pointer)
 
 __all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]

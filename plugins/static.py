@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from framework import Context, Reply, Request
-from framework.files import resolve_under
+from framework.lifecycle.files import resolve_under
 
 __all__ = ["static", "StaticOptionsError"]
 

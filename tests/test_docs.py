@@ -8,7 +8,7 @@ import pytest
 
 import framework.app
 import framework.errors
-import framework.typeschema
+import framework.schemas.typeschema
 import framework.validation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +21,7 @@ def test_readme_examples():
 
 
 def test_docstring_examples():
-    for module in (framework.app, framework.errors, framework.validation, framework.typeschema):
+    for module in (framework.app, framework.errors, framework.validation, framework.schemas.typeschema):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
 

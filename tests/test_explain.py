@@ -7,7 +7,7 @@ import pytest
 
 from conftest import SUPPORT_PATH  # the repository root, or examples/ alone under tox
 from framework import Framework
-from framework.cli import main
+from framework.serving.cli import main
 from test_encapsulation import build
 
 PATH_1 = """\

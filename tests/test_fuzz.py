@@ -4,7 +4,7 @@ import pytest
 
 from framework import Framework
 from framework.errors import ValidationError
-from framework.fuzz import FuzzFailure, inline_refs, valid
+from framework.testing.fuzzer import FuzzFailure, inline_refs, valid
 from framework.testing import fuzz
 from framework.validation import compile_schema
 from framework.validation.formats import NUMBER_FORMATS, STRING_FORMATS

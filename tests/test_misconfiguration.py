@@ -342,7 +342,7 @@ def test_listen_on_a_busy_port_says_address_already_in_use(server, mode):
 
 RACE_SCRIPT = textwrap.dedent("""
     import sys
-    import framework.server as server
+    import framework.serving.server as server
     from framework import Framework
     check = server.check_bindable
     calls = []

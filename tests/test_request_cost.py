@@ -15,7 +15,8 @@ from typing import Callable
 
 import pytest
 
-from framework import Framework, content_types
+from framework import Framework
+from framework.http import media_types
 from framework.validation.ecma_regex import translate_pattern
 
 SMALL, LARGE = 10_000, 100_000
@@ -198,8 +199,8 @@ def test_media_type_cache_does_not_grow_with_request_data(app):
     for index in range(300):
         app.inject(method="POST", url="/raw", body=b"{}",
                    headers={"Content-Type": f"application/json; x={index}; pad={'p' * 200}"})
-    assert len(content_types._cache) <= content_types._CACHE_SIZE
-    assert all(len(header) <= 100 for header in content_types._cache)
+    assert len(media_types._cache) <= media_types._CACHE_SIZE
+    assert all(len(header) <= 100 for header in media_types._cache)
 
 
 def test_regex_format_compiles_and_caches_nothing(app):

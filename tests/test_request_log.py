@@ -9,7 +9,7 @@ import re
 import pytest
 
 from framework import Framework
-from framework.request_log import SAFE_REQUEST_ID, default_request_id
+from framework.lifecycle.request_log import SAFE_REQUEST_ID, default_request_id
 
 ID = re.compile(r"req-[0-9a-f]{12}-[0-9a-f]+")
 

@@ -3,7 +3,7 @@ import pytest
 
 from framework import Framework
 from framework.errors import DuplicatedRouteError, RouteBodyValidationNotSupportedError, RouteDuplicatedHandlerError
-from framework.routing import Router
+from framework.routing.router import Router
 
 
 def echo(request, reply):

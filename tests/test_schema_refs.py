@@ -7,7 +7,7 @@ agree on what every ``$ref`` names.
 import pytest
 
 from framework import Framework
-from framework.schemas import RefIndex, absolutize, base_inside
+from framework.schemas.store import RefIndex, absolutize, base_inside
 
 ROOT = {
     "$id": "http://example.com/root.json",

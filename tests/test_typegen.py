@@ -1,4 +1,4 @@
-"""``framework.typegen`` / ``python -m framework typegen``: TypedDicts from JSON Schemas.
+"""``framework.devtools.typegen`` / ``python -m framework typegen``: TypedDicts from JSON Schemas.
 
 Each form is checked on the generated module itself (executed): the classes'
 ``__required_keys__``/``__optional_keys__`` and resolved annotations, and the aliases'
@@ -28,8 +28,8 @@ import typing_extensions
 import framework
 from conftest import SUPPORT_PATH
 from framework import Framework
-from framework.cli import load_app, main
-from framework.typegen import TypegenError, app_schemas, load_sources, typegen
+from framework.serving.cli import load_app, main
+from framework.devtools.typegen import TypegenError, app_schemas, load_sources, typegen
 
 _modules = itertools.count(1)
 
@@ -279,9 +279,9 @@ class RoundTripUser(typing_extensions.TypedDict):
 
 
 def test_schemas_derived_from_python_types_come_back_as_those_types():
-    """framework.typeschema's schema_of, then typegen: the same keys, required keys and types
+    """framework.schemas.typeschema's schema_of, then typegen: the same keys, required keys and types
     (schema_of's top-level ``$ref`` to its own definitions is not a type of its own)."""
-    from framework.typeschema import schema_of
+    from framework.schemas.typeschema import schema_of
     User = RoundTripUser
     module = load(typegen({"user": schema_of(User)}))
     generated = module.RoundTripUser   # the definition's name: schema_of names it after the class
@@ -343,8 +343,8 @@ def test_title_and_description_become_docstrings_and_comments():
 
 def test_docstring_example():
     import doctest
-    import framework.typegen
-    result = doctest.testmod(framework.typegen)
+    import framework.devtools.typegen
+    result = doctest.testmod(framework.devtools.typegen)
     assert result.attempted and not result.failed
 
 

@@ -1,4 +1,4 @@
-"""Python types as route schemas (framework.typeschema and the route's annotations).
+"""Python types as route schemas (framework.schemas.typeschema and the route's annotations).
 
 Each type form converts to the schema one would write by hand, and a route declared
 with the type answers exactly as the route declared with that hand-written schema.
@@ -23,7 +23,7 @@ from typing_extensions import Doc, NotRequired, Required
 from framework import Framework, Reply, Request
 from framework.errors import TypeSchemaError
 from framework.request import BodyT, HeadersT, ParamsT, QueryT
-from framework.typeschema import Keywords, builder_of, schema_of
+from framework.schemas.typeschema import Keywords, builder_of, schema_of
 
 
 class Color(enum.Enum):

@@ -1,6 +1,6 @@
 """Ours with Python types instead of JSON Schemas: the ``ours`` app with S2's params and
 query, S3's body and 201 answer, and S4's rows declared as ``TypedDict``s (through
-``framework.typeschema``). The derived schemas equal ``ours``' hand-written ones, so any
+``framework.schemas.typeschema``). The derived schemas equal ``ours``' hand-written ones, so any
 difference in speed is the cost of typing a route (none is expected: the types become
 schemas at declaration). ``ours_dataclass`` is the same with S3's body and answer as
 dataclasses, which the framework builds and serializes per request."""
@@ -15,7 +15,7 @@ from typing_extensions import NotRequired, Required
 
 from benchmarks import scenarios as sc
 from framework import Framework, Reply, Request
-from framework.typeschema import Keywords
+from framework.schemas.typeschema import Keywords
 
 NAME = "ours_typed"
 LABEL = "framework (ours), TypedDict routes"

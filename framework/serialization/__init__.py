@@ -14,9 +14,9 @@ raises :class:`SerializationError`, whose ``pointer`` is the JSON pointer of the
 Layout: ``generator.py`` (schema -> source; see it for the architecture), ``merging.py``
 (``allOf`` and ``anyOf`` branches merged into one shape), ``runtime.py`` (coercions and
 the final encode generated code calls). ``$ref`` goes through
-:class:`framework.schemas.RefIndex`, the resolver the validator uses; code emission
+:class:`framework.schemas.store.RefIndex`, the resolver the validator uses; code emission
 (the ``Emitter``), constants, ``linecache`` registration and the compile cache through
-:mod:`framework.codegen`, as the validator's;
+:mod:`framework.schemas.codegen`, as the validator's;
 errors live in :mod:`framework.errors`. See ``benchmarks/serialization.py`` for the
 measured design choices:
 
@@ -75,10 +75,10 @@ import threading
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..codegen import CodeCache, load
+from ..schemas.codegen import CodeCache, load
 from ..errors import SchemaCompileError, SerializationError
-from ..schemas import RefIndex
-from ..validation.keywords import StrictMode
+from ..schemas.store import RefIndex
+from ..schemas.keywords import StrictMode
 from .checks import check_schema, check_shared, check_strict
 from .generator import SerializerGenerator, Shaper
 
@@ -100,7 +100,7 @@ def _cache_key(schema: Any, index: RefIndex) -> str:
 def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     """The Python source generated for ``schema``: readable, for debugging and inspection.
 
-    Raises :class:`framework.schemas.UnresolvableRefError` for a ``$ref`` that names nothing.
+    Raises :class:`framework.schemas.store.UnresolvableRefError` for a ``$ref`` that names nothing.
     """
     shared = shared if shared is not None else {}
     return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload()).source
@@ -112,7 +112,7 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
 
     ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name. Identical schemas
     (with identical shared schemas reached) compile once. Neither argument is mutated.
-    An unresolvable ``$ref`` raises :class:`framework.schemas.UnresolvableRefError` now;
+    An unresolvable ``$ref`` raises :class:`framework.schemas.store.UnresolvableRefError` now;
     a schema that is not valid draft 7 (checked against the meta-schema, as
     fast-json-stringify does) or that the generator cannot shape raises
     :class:`SchemaCompileError` naming its schema path. ``strict``: Ajv's strict mode,

@@ -9,7 +9,7 @@ with the framework's validator engine and names the schema path of the first pro
 ``validator={"custom_options": {"strict": ...}}``): an unknown keyword (``requried``,
 ``minLenght``) or an unknown ``format`` is an error naming its path (``"log"``: a
 warning). The known keywords are the validator's table
-(:data:`framework.validation.keywords.KNOWN_KEYWORDS`) plus those a validator plugin added.
+(:data:`framework.schemas.keywords.KNOWN_KEYWORDS`) plus those a validator plugin added.
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, Callable
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
-from ..schemas import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
-from ..validation.keywords import StrictMode, check_keywords, location
+from ..schemas.store import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
+from ..schemas.keywords import StrictMode, check_keywords, location
 
 __all__ = ["check_schema", "check_strict", "KNOWN_FORMATS"]
 

@@ -23,9 +23,9 @@ Safety: no schema text is ever spliced into the source raw. Property names, mess
 and paths reach it through ``repr()`` (always a valid literal of the same string);
 defaults, ``const``/``enum`` values and compiled patterns through the constants
 table (globals ``_c0``, ``_c1``...). Comments carry paths through ``repr()`` too
-(:func:`framework.codegen.comment`), so a newline in a property name cannot end a comment.
+(:func:`framework.schemas.codegen.comment`), so a newline in a property name cannot end a comment.
 
-Emission: the module is written through one :class:`framework.codegen.Emitter`
+Emission: the module is written through one :class:`framework.schemas.codegen.Emitter`
 (:attr:`SerializerGenerator.emitter`), each function's ``def`` line and each property
 line carrying its schema path as the line's comment. A subschema that needs a function
 gets its name at once (so recursion terminates) and its body is queued, then written
@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from ..codegen import Constants, Emitter, comment
+from ..schemas.codegen import Constants, Emitter, comment
 from ..errors import SchemaCompileError
-from ..schemas import JSONData, RefIndex, absolutize, base_inside
+from ..schemas.store import JSONData, RefIndex, absolutize, base_inside
 from ..undefined import UNDEFINED
 from . import runtime
 from .merging import merge_schemas
@@ -130,7 +130,7 @@ class SerializerGenerator:
         self.root: JSONData = schema
         self.shared: Mapping[str, Any] = shared if shared is not None else {}
         #: The ``$ref`` resolver; ``base`` arguments below are base URIs in its terms
-        #: (the base in effect inside the schema at hand, :func:`framework.schemas.base_inside`).
+        #: (the base in effect inside the schema at hand, :func:`framework.schemas.store.base_inside`).
         self.index = index if index is not None else RefIndex(schema, self.shared)
         self.emitter = Emitter()
         #: Function bodies to write (``_new_function`` names them before they are written).

@@ -9,7 +9,7 @@ part that has it wins.
 
 Parts may come from different documents (a ``$ref`` into a shared schema): the
 generator rewrites their references to absolute ones first
-(:func:`framework.schemas.absolutize`), so the merged schema resolves them from any
+(:func:`framework.schemas.store.absolutize`), so the merged schema resolves them from any
 document.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..schemas import JSONData
+from ..schemas.store import JSONData
 
 Schema = dict[str, Any]
 

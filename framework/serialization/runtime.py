@@ -38,7 +38,7 @@ from typing import Any, Callable, Union
 import orjson
 
 from ..errors import SerializationError
-from ..schemas import escape_token
+from ..schemas.store import escape_token
 from ..undefined import UNDEFINED
 
 # Type checking: these helpers take values of any type. ``isinstance`` narrows such a

@@ -17,11 +17,11 @@ Layout (one concern per module):
 - ``engine.py``: :class:`ValidatorEngine`, its options, the plugin API
   (formats, keywords, transforms, error processors) and the per-engine compile cache;
 - ``generator.py``: the code generator, one ``generate_*`` method per keyword, writing
-  through :class:`framework.codegen.Emitter` (shared with the serializer);
+  through :class:`framework.schemas.codegen.Emitter` (shared with the serializer);
 - ``runtime.py``: the helpers generated code calls (error records, coercion, ``uniqueItems``...);
 - ``formats.py`` and ``ecma_regex.py``: ``format`` checks and ECMA-262 patterns.
 
-``$ref`` is resolved by :class:`framework.schemas.RefIndex`, the resolver the serializer
+``$ref`` is resolved by :class:`framework.schemas.store.RefIndex`, the resolver the serializer
 and the schema plugins use too; errors (:class:`SchemaCompileError`, :class:`Invalid`,
 ``UnresolvableRefError``) live in :mod:`framework.errors`.
 
@@ -54,7 +54,7 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 """
 from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, Validator, ValidatorEngine, compile_schema
-from .keywords import KNOWN_KEYWORDS, unknown_keywords
+from ..schemas.keywords import KNOWN_KEYWORDS, unknown_keywords
 from .runtime import js_string
 
 __all__ = ["DEFAULT_OPTIONS", "Invalid", "KNOWN_KEYWORDS", "SchemaCompileError", "Validator", "ValidatorEngine",

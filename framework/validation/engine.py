@@ -7,12 +7,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol, TypeAlias, Union, cast
 
-from ..codegen import CodeCache, load
+from ..schemas.codegen import CodeCache, load
 from ..errors import Invalid, SchemaValidationFailure
-from ..schemas import RefIndex
+from ..schemas.store import RefIndex
 from .formats import make_check
 from .generator import KeywordCheck, ValidatorCodeGenerator
-from .keywords import KNOWN_KEYWORDS, STRICT_MODES
+from ..schemas.keywords import KNOWN_KEYWORDS, STRICT_MODES
 from .runtime import ErrorRecord
 
 #: A JSON Schema (draft 7): an object, or a boolean schema (``True`` accepts anything,
@@ -232,7 +232,7 @@ class ValidatorEngine:
 
         ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name; ``http_part``
         names the schema in strict mode's messages (``body#/properties/a``). An unresolvable
-        ``$ref`` raises :class:`framework.schemas.UnresolvableRefError`; a schema the
+        ``$ref`` raises :class:`framework.schemas.store.UnresolvableRefError`; a schema the
         engine cannot compile raises :class:`SchemaCompileError`. Identical schemas (same
         canonical JSON, same shared schemas reached) compile once per engine.
         """
@@ -317,7 +317,7 @@ class ValidatorEngine:
         validator.schema = schema
         validator.source = source
         # ``root(data, path, errors)`` for callers that can run the steps above themselves
-        # (input validation, framework.inputs, does, to save a frame per request): only without processors.
+        # (input validation, framework.lifecycle.inputs, does, to save a frame per request): only without processors.
         validator.root = None if processors else root
         return validator
 

@@ -2,14 +2,14 @@
 
 One ``generate_*`` method per keyword (the layout of fastjsonschema's generator, which
 this one started from and no longer depends on), with Ajv 8's semantics. Lines are
-written through :class:`framework.codegen.Emitter`; each subschema's first line carries
+written through :class:`framework.schemas.codegen.Emitter`; each subschema's first line carries
 its schema path as a comment, so the source reads next to the schema it checks (see
 :meth:`ValidatorEngine.compile_source <framework.validation.ValidatorEngine.compile_source>`):
 
 - error records are Ajv's (``keyword``, ``instance_path``, ``schema_path``, ``params``,
   ``message``), built from a constants table; the generated code never contains
   schema text: every schema value (property names, limits, patterns, defaults, enum
-  values) is a name bound in the module's globals (:class:`framework.codegen.Constants`:
+  values) is a name bound in the module's globals (:class:`framework.schemas.codegen.Constants`:
   ``_c``, ``_err``, ``_re``...), and schema paths appear only in comments, through
   ``repr()``. The code therefore depends only on the schema's shape, and its code
   object is shared by schemas of the same shape;
@@ -32,13 +32,13 @@ from collections.abc import Callable, Generator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any, Literal, TypeAlias
 
-from ..codegen import Constants, Emitter, comment
+from ..schemas.codegen import Constants, Emitter, comment
 from . import runtime
 from .ecma_regex import CompiledPattern, compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import Invalid, SchemaCompileError
-from ..schemas import DRAFT07_META_URI, JSONValue, RefIndex, Schema, base_inside, escape_token as ptr, json_equal
-from .keywords import check_keywords, location
+from ..schemas.store import DRAFT07_META_URI, JSONValue, RefIndex, Schema, base_inside, escape_token as ptr, json_equal
+from ..schemas.keywords import check_keywords, location
 from .messages import english
 
 #: A user keyword's check: ``validate(data, keyword_value, parent_schema) -> bool``.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..schemas import JSONValue
+from ..schemas.store import JSONValue
 from .runtime import js_string
 
 __all__ = ["ENGLISH", "DEFAULT_COMPARISON", "Formatter", "Params", "english", "js_text", "count",

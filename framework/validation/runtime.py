@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 # Invalid is raised by generated code (its global _Invalid); input validation catches it around
 # ``validator.root``. Import it from framework.errors or framework.validation.
 from ..errors import Invalid
-from ..schemas import JSONValue, json_equal
+from ..schemas.store import JSONValue, json_equal
 
 
 #: Marks "coercion failed" and "property absent" (``None`` is a valid JSON value).

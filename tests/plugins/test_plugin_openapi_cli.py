@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from framework.cli import load_app, main
+from framework.serving.cli import load_app, main
 from conftest import SUPPORT_PATH
 
 

@@ -13,7 +13,7 @@ import math
 import pytest
 
 from framework.errors import FrameworkError
-from framework.schemas import UnresolvableRefError
+from framework.schemas.store import UnresolvableRefError
 from framework.serialization import (SchemaCompileError, SerializationError, SerializerGenerator,
                                      compile_serializer, compile_source)
 from framework.serialization import runtime

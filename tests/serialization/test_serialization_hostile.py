@@ -157,7 +157,7 @@ def test_hostile_default_and_const_reach_the_code_through_the_constants_table():
     serialize = compile_serializer(schema)
     assert hostile not in serialize.source.replace(repr(hostile), "")
     assert json.loads(serialize({"b": 1})) == {"a": hostile, "b": {"$ref": hostile}}
-    # compiled through framework.codegen: its own file name, its lines in linecache
+    # compiled through framework.schemas.codegen: its own file name, its lines in linecache
     assert serialize.__code__.co_filename.startswith("<serializer ")
 
 

@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 
 from framework.errors import SchemaValidationFailure
-from framework.schemas import UnresolvableRefError
+from framework.schemas.store import UnresolvableRefError
 from framework.validation import SchemaCompileError, ValidatorEngine, compile_schema, format_errors
 
 

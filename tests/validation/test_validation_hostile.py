@@ -9,7 +9,7 @@ import pathlib
 
 import pytest
 
-from framework.codegen import Constants, Emitter, comment
+from framework.schemas.codegen import Constants, Emitter, comment
 from framework.errors import SchemaValidationFailure
 from framework.validation import ValidatorEngine
 
@@ -180,7 +180,7 @@ def test_hostile_shared_schema_ids(sentinel):
 
 
 # --------------------------------------------------------------------------- the shared emitter
-# Names, patterns, defaults and paths reach generated code through framework.codegen:
+# Names, patterns, defaults and paths reach generated code through framework.schemas.codegen:
 # the constants table or repr()-quoted comments. The source stays one valid module whose
 # code (comments aside) holds no schema text.
 

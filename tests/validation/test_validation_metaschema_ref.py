@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 
 from framework import Framework
-from framework.schemas import draft07_meta_schema
+from framework.schemas.store import draft07_meta_schema
 
 META = "http://json-schema.org/draft-07/schema#"
 

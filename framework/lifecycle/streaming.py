@@ -24,7 +24,7 @@ Long streams (server-sent events, slow generators) hold a worker for their whole
 length: serve them with threads (gunicorn ``-k gthread --threads N``) or granian, not
 gunicorn's sync worker, which serves one request at a time and times out after 30 s.
 """
-# This module is the rendering of a streamed reply, split out of framework.reply: it works
+# This module is the rendering of a streamed reply, split out of framework.lifecycle.reply: it works
 # on the reply's underscore state (route, headers, header lines, start) by design, so
 # pyright's private-usage check is off here only.
 # pyright: reportPrivateUsage=false
@@ -40,7 +40,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 from orjson import dumps as _orjson_dumps
 
-from .errors import status_line
+from ..errors import status_line
 
 if TYPE_CHECKING:
     from .reply import Reply
@@ -321,7 +321,7 @@ def _events(events: Iterable[Any], retry: int | None) -> Iterator[bytes]:
 
 
 def send_sse(reply: ReplyT, events: Iterable[Any], heartbeat: float | None, retry: int | None) -> ReplyT:
-    """``reply.sse(events)``: see :meth:`framework.reply.Reply.sse`."""
+    """``reply.sse(events)``: see :meth:`framework.lifecycle.reply.Reply.sse`."""
     if heartbeat is not None and heartbeat <= 0:
         raise ValueError("heartbeat must be a positive number of seconds, or None")
     reply.header("content-type", "text/event-stream; charset=utf-8")

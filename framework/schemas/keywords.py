@@ -20,7 +20,7 @@ from typing import Literal, TypeAlias, Union
 
 from ..errors import SchemaCompileError
 from ..names import closest_name
-from ..schemas import JSONValue
+from .store import JSONValue
 
 #: ``custom_options["strict"]``: refuse (``True``), warn (``"log"``) or ignore (``False``).
 StrictMode: TypeAlias = Union[bool, Literal["log"]]

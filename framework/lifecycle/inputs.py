@@ -23,18 +23,18 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from typing_extensions import TypeGuard
 
-from .content_types import declared_essence, parse_media_type
-from .errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
+from ..http.media_types import declared_essence, parse_media_type
+from ..errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
                      TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
-from .schemas import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_array,
+from ..schemas.store import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_array,
                       is_object, normalize_input_schema)
-from .validation import Invalid
+from ..validation import Invalid
 
 if TYPE_CHECKING:
     from .content_types import ContentTypeParsers
     from .reply import Reply
     from .request import Request
-    from .route import Route
+    from ..route import Route
 
 #: ``(schema key, request attribute)`` in the order parts validate.
 INPUT_PARTS = (("params", "params"), ("body", "body"), ("querystring", "query"), ("headers", "headers"))
@@ -435,7 +435,7 @@ def _build_record(refused: InputBuildError) -> dict[str, Any]:
 def compile_input_building(route: "Route", validation: InputValidation | None) -> InputBuilding | None:
     """The building step of ``route`` (``None`` when its inputs need none, or nothing is
     validated: only validated data is built)."""
-    from .typeschema import builder_of
+    from ..schemas.typeschema import builder_of
     if validation is None:
         return None
     types: dict[str, tuple[Any, str]] = route.options.get("types") or {}

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 from orjson import dumps as _orjson_dumps
 from typing_extensions import Self
 
-from . import encoding, error_handling, streaming
-from .errors import STATUS_LINES, BadStatusCodeError, ReplySerializationError, SerializationError, status_line
-from .headers import check_header, header_value, location
+from ..http import encoding
+from . import error_handling, streaming
+from ..errors import STATUS_LINES, BadStatusCodeError, ReplySerializationError, SerializationError, status_line
+from ..http.headers import check_header, header_value, location
 from .hooks import PLAIN_RESULTS, settle
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     import os
 
     from .compiled_route import CompiledRoute
-    from .context import Context
+    from ..context import Context
     from .request import Request
 
 StartResponse = Callable[..., Any]
@@ -114,7 +115,7 @@ class Reply:
         an RFC 6265 token, ``domain`` a host name and ``path`` start with ``/`` and hold no
         ``;``, ``,``, space or control character: anything else raises
         ``InvalidCookieError`` (a ``ValueError``) here, and a client sees only a 500."""
-        from .cookies import cookie_line
+        from ..http.cookies import cookie_line
         return self.header("set-cookie", cookie_line(name, value, max_age=max_age, expires=expires, path=path,
                                                      domain=domain, secure=secure, httponly=httponly,
                                                      samesite=samesite))
@@ -156,7 +157,7 @@ class Reply:
     def send(self, payload: Any = None) -> Self:
         """Send ``payload``: dicts and lists as JSON, str as text, bytes as octet-stream,
         an exception as an error reply; an iterator or generator (of bytes or str) and a
-        binary file object are streamed (see ``framework.streaming``). Sending ends the
+        binary file object are streamed (see ``framework.lifecycle.streaming``). Sending ends the
         chain of hooks."""
         if self.sent:
             self._route.log.warning("Reply was already sent, did you forget to \"return reply\"?")
@@ -184,7 +185,7 @@ class Reply:
         sent as JSON) or strings (the data). Each event goes out as it is produced (no
         buffering: ``X-Accel-Buffering: no``); while the iterable is waiting, a comment line
         goes out every ``heartbeat`` seconds, so proxies keep the connection and a client
-        that left is noticed. See ``framework.streaming``."""
+        that left is noticed. See ``framework.lifecycle.streaming``."""
         return streaming.send_sse(self, events, heartbeat, retry)
 
     @property
@@ -212,7 +213,7 @@ class Reply:
         """The context that declared the route."""
         return self._route.context
 
-    # The error chain (framework.error_handling) drives this.
+    # The error chain (framework.lifecycle.error_handling) drives this.
     def begin_error_handler(self, error: BaseException, status: int) -> None:
         """Make this reply the answer to ``error``, clearing what an earlier error handler
         sent, so that the next one starts afresh."""
@@ -350,7 +351,7 @@ class Reply:
             if "content-type" not in headers:
                 headers["content-type"] = "application/octet-stream"
         elif kind is not dict and kind is not list and streaming.is_stream(payload):
-            # An iterator, a generator or a file object: streamed (framework.streaming).
+            # An iterator, a generator or a file object: streamed (framework.lifecycle.streaming).
             if "content-type" not in headers:
                 headers["content-type"] = "application/octet-stream"
             for hook in route.on_send:

@@ -1,22 +1,16 @@
-"""Reading a request body from ``wsgi.input``, and the step that parses it.
+"""Reading a request body from ``wsgi.input``.
 
 Reading honours the route's ``body_limit`` before reading (a declared length over the
 limit is a 413 with nothing read) and while reading (a chunked body is cut at limit + 1
 bytes), reads a declared length to its end even when the server's ``read(n)`` returns
-less, and never blocks on a body that announces neither a length nor an end. The
-parser is chosen from the one canonical media type (``framework.content_types``).
+less, and never blocks on a body that announces neither a length nor an end.
 """
 from __future__ import annotations
 
 import io
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .content_types import ContentTypeParsers, StreamParser, parse_media_type
-from .errors import BodyTooLargeError, InvalidContentLengthError, InvalidMediaTypeError
-
-if TYPE_CHECKING:
-    from .reply import Reply
-    from .request import Request
+from ..errors import BodyTooLargeError, InvalidContentLengthError
 
 #: Methods whose body is parsed whenever one is announced.
 BODY_METHODS = frozenset(("POST", "PUT", "PATCH", "TRACE", "SEARCH", "PROPFIND", "PROPPATCH",
@@ -116,48 +110,3 @@ def body_stream(environ: dict[str, Any], length: str | None, chunked: bool, limi
     if not chunked and not environ.get("wsgi.input_terminated"):
         return BoundedStream(raw, 0, limit)
     return BoundedStream(raw, None, limit)
-
-
-class BodyParsing:
-    """The lifecycle step that reads and parses the body of a route's requests."""
-
-    __slots__ = ("parsers", "limit", "optional", "route_limit")
-
-    def __init__(self, parsers: ContentTypeParsers, limit: int, optional: bool, route_limit: bool = False) -> None:
-        self.parsers = parsers
-        self.limit = limit
-        #: The route set its own body_limit: it wins over a stream parser's.
-        self.route_limit = route_limit
-        # DELETE and OPTIONS bodies are parsed only with a content type and a length.
-        self.optional = optional
-
-    def __call__(self, request: "Request", reply: "Reply") -> None:
-        environ = request.environ
-        content_type = environ.get("CONTENT_TYPE")
-        length = environ.get("CONTENT_LENGTH")
-        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
-        if self.optional:
-            if not content_type or not (chunked or length):
-                return
-        elif not content_type and not chunked and (not length or length == "0"):
-            return
-        if not content_type:
-            parser = self.parsers.catch_all
-            if parser is None:
-                raise InvalidMediaTypeError(None)
-        else:
-            media_type = parse_media_type(content_type)
-            parser = self.parsers.find(media_type) if media_type is not None else None
-            if parser is None:
-                raise InvalidMediaTypeError(content_type)
-            request.media_type = media_type
-        if type(parser) is StreamParser:
-            # pyright does not narrow the Callable half of ``Parser | StreamParser`` on ``type(x) is`` (mypy does).
-            body_limit = parser.body_limit  # pyright: ignore[reportFunctionMemberAccess]
-            limit = body_limit if body_limit is not None and not self.route_limit else self.limit
-            request.body = parser.fn(request, body_stream(environ, length, chunked, limit))  # pyright: ignore[reportFunctionMemberAccess]
-            return
-        request.body = parser(request, read_body(environ, length, chunked, self.limit))
-
-    def __repr__(self) -> str:
-        return f"<parse body, limit {self.limit}>"

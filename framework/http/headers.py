@@ -11,7 +11,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from .errors import InvalidHeaderError, InvalidHeaderNameError
+from ..errors import InvalidHeaderError, InvalidHeaderNameError
 
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")
 _FIELD_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*\Z")

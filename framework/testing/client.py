@@ -11,8 +11,8 @@ from .injection import build_environ
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
-    from .app import Framework
-    from .fuzz import FuzzReport, RouteFilter
+    from ..app import Framework
+    from .fuzzer import FuzzReport, RouteFilter
 
 
 class InjectResponse:
@@ -86,7 +86,7 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
          routes: "RouteFilter | None" = None, raise_on_failure: bool = True,
          seed: int | None = None) -> "FuzzReport":
     """Contract-test every route of ``app`` from its schemas with Hypothesis (see
-    ``framework.fuzz``): for requests valid by the route's own validators, no 5xx and no
+    ``framework.testing.fuzzer``): for requests valid by the route's own validators, no 5xx and no
     validation error (``FST_ERR_VALIDATION``), every 2xx body valid for its response
     schema, and at least one of them reaching the handler; for each invalid input, a 400
     naming the part. Raises ``FuzzFailure`` with each failing route and its minimal example.
@@ -98,5 +98,5 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
     labels), ``failures``, and ``counts``: per label, a ``RouteCounts`` with the
     ``valid`` draws sent, how many ``reached`` the handler, and the ``invalid`` draws.
     """
-    from .fuzz import fuzz as run
+    from .fuzzer import fuzz as run
     return run(app, examples, headers=headers, routes=routes, raise_on_failure=raise_on_failure, seed=seed)

@@ -5,27 +5,28 @@ options, :class:`CompiledRoute` gathers the request and reply classes (with the
 decorators visible there), the steps that run before the handler (hook phases, body
 parsing, input validation: only those the route has), the handler, the response
 serializers by status, the hooks that shape and follow the reply, and the error-handler
-chain. ``framework.lifecycle.run`` then answers a request with it and looks nothing up.
+chain. ``framework.lifecycle.run.run`` then answers a request with it and looks nothing up.
 """
 from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-from .body import BODY_METHODS, OPTIONAL_BODY_METHODS, BodyParsing
+from ..http.body import BODY_METHODS, OPTIONAL_BODY_METHODS
+from .body_parsing import BodyParsing
 from .error_handling import default_error_handler
 from .hooks import HookPhase, synchronous
 from .inputs import compile_input_building, compile_input_validation
 from .request_log import EchoRequestId, LogIncoming, log_completed, parse_level
 from .responses import compile_response_serializers, strict_keywords
-from .serialization import compile_serializer
+from ..serialization import compile_serializer
 
 if TYPE_CHECKING:
-    from .context import Context
+    from ..context import Context
     from .reply import Reply
     from .request import Request
-    from .route import Route
-    from .state import AppState
+    from ..route import Route
+    from ..state import AppState
 
 #: One step before the handler: ``step(request, reply)``; it may send the reply.
 Step = Callable[["Request", "Reply"], None]
@@ -47,9 +48,9 @@ class CompiledRoute:
         self.log: logging.Logger = state.logger
         #: Below this level ``request.log`` logs nothing (the route's ``log_level`` option).
         self.log_level = parse_level(route.options["log_level"]) if route.options.get("log_level") is not None else 0
-        #: What ``request.id`` calls (``framework.request_log.request_id_reader``).
+        #: What ``request.id`` calls (``framework.lifecycle.request_log.request_id_reader``).
         self.request_id = state.request_id
-        #: ``trust_proxy`` (``framework.proxy.ProxyTrust``), or ``None``: the environ as is.
+        #: ``trust_proxy`` (``framework.http.proxy.ProxyTrust``), or ``None``: the environ as is.
         self.proxy = state.proxy
         self.request_class = scope.request_class
         self.reply_class = scope.reply_class

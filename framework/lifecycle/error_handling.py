@@ -15,8 +15,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import encoding
-from .errors import STATUS_CODES
+from ..http import encoding
+from ..errors import STATUS_CODES
 
 if TYPE_CHECKING:
     from .compiled_route import CompiledRoute

@@ -137,7 +137,7 @@ def _explain(args: argparse.Namespace) -> int:
 
 
 def _typegen(args: argparse.Namespace) -> int:
-    from .typegen import command
+    from ..devtools.typegen import command
     return command(args.sources, args.output, load_app)
 
 

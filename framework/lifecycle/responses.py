@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any, Callable, Union
 
 from orjson import dumps as _orjson_dumps
 
-from . import encoding
-from .content_types import declared_essence, parse_media_type
+from ..http import encoding
+from ..http.media_types import declared_essence, parse_media_type
 from .error_handling import ErrorPayload
-from .errors import ResponseSchemaKeyError, SchemaSerializationBuildError
+from ..errors import ResponseSchemaKeyError, SchemaSerializationBuildError
 from .inputs import is_content_map
 
 if TYPE_CHECKING:
-    from .route import Route
-    from .validation.keywords import StrictMode
-    from .state import AppState
+    from ..route import Route
+    from ..schemas.keywords import StrictMode
+    from ..state import AppState
 
 #: A compiled response serializer: ``serializer(payload)`` is the JSON text.
 Serializer = Callable[[Any], Union[str, bytes]]

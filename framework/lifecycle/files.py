@@ -26,7 +26,7 @@ ReplyT = TypeVar("ReplyT", bound="Reply")
 
 def send_file(reply: ReplyT, path: "str | os.PathLike[str]", *, download_name: str | None, max_age: int | None,
               mimetype: str | None, as_attachment: bool | None) -> ReplyT:
-    """``reply.send_file(path, ...)``: see :meth:`framework.reply.Reply.send_file`."""
+    """``reply.send_file(path, ...)``: see :meth:`framework.lifecycle.reply.Reply.send_file`."""
     from werkzeug.exceptions import RequestedRangeNotSatisfiable
     from werkzeug.utils import send_file as werkzeug_send_file
 

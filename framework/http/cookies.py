@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .errors import InvalidCookieError, InvalidHeaderNameError
+from ..errors import InvalidCookieError, InvalidHeaderNameError
 from .headers import check_header
 
 if TYPE_CHECKING:

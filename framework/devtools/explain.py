@@ -1,6 +1,6 @@
 """``app.explain(method, url, headers=None)``: the compiled path of one request, without sending it.
 
-What :class:`~framework.compiled_route.CompiledRoute` decided at ``ready()`` for the route
+What :class:`~framework.lifecycle.compiled_route.CompiledRoute` decided at ``ready()`` for the route
 that would answer ``method url`` (or the not-found / 405 answer when no route matches),
 laid out as plain data, every hook and decorator with the plugin and the context that
 added it (a plugin wrapped with ``plugin(...)`` adds to the context that registered it):
@@ -46,19 +46,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from .body import BodyParsing
-from .content_types import parse_media_type
-from .error_handling import default_error_handler
-from .hooks import HookPhase
-from .inputs import INPUT_PARTS, BODY_SCHEMA_METHODS, InputValidation, is_content_map
-from .request_log import EchoRequestId, LogIncoming
-from .schemas import is_array, is_object, normalize_input_schema
+from ..lifecycle.body_parsing import BodyParsing
+from ..http.media_types import parse_media_type
+from ..lifecycle.error_handling import default_error_handler
+from ..lifecycle.hooks import HookPhase
+from ..lifecycle.inputs import INPUT_PARTS, BODY_SCHEMA_METHODS, InputValidation, is_content_map
+from ..lifecycle.request_log import EchoRequestId, LogIncoming
+from ..schemas.store import is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
-    from .app import Framework
-    from .compiled_route import CompiledRoute
-    from .context import Context
-    from .state import AppState
+    from ..app import Framework
+    from ..lifecycle.compiled_route import CompiledRoute
+    from ..context import Context
+    from ..state import AppState
 
 REPLY_HOOKS = ("pre_serialization", "on_send", "on_response")
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import Any, Generic, Iterator, TypeVar
 
-from .errors import DuplicatedRouteError, RouteParameterConflictError, RouteParameterNameError
+from ..errors import DuplicatedRouteError, RouteParameterConflictError, RouteParameterNameError
 
 T = TypeVar("T")
 

@@ -32,7 +32,7 @@ Strategies are written here for the subset of JSON Schema route schemas use: ``t
 (one or a list), ``properties``/``required``, ``enum``, ``const``, ``minimum``/
 ``maximum`` (and exclusive), ``minLength``/``maxLength``, ``pattern`` (drawn with
 ``hypothesis.strategies.from_regex``: schemas are application code), ``format`` (every
-format of ``framework.validation.formats``: ``framework.fuzz_formats``), ``items``/
+format of ``framework.validation.formats``: ``framework.testing.fuzz_formats``), ``items``/
 ``minItems``/``maxItems``, ``anyOf``/``oneOf`` (one branch), ``$ref``. A subschema with
 other combinators is drawn from loosely (the route's validators then keep what is valid),
 and never made invalid (the check could not know the answer).
@@ -54,21 +54,22 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Collection, Generator, Mapping, TypeGuard, Union
 from urllib.parse import quote
 
-from . import encoding
-from .errors import FuzzFailure
+from ..http import encoding
+from ..errors import FuzzFailure
 from .fuzz_formats import INTEGER_FORMATS, format_strategy
 from .injection import build_environ
-from .inputs import BODY_SCHEMA_METHODS, InputValidation, Validate, is_content_map
-from .request import headers_from_environ, parse_query_string
-from .schemas import Schema, is_array, is_object, normalize_input_schema
+from ..lifecycle.inputs import BODY_SCHEMA_METHODS, InputValidation, Validate, is_content_map
+from ..http.media_types import parse_query_string
+from ..lifecycle.request import headers_from_environ
+from ..schemas.store import Schema, is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-    from .app import Framework
-    from .compiled_route import CompiledRoute
-    from .route import Route
-    from .testing import InjectResponse
+    from ..app import Framework
+    from ..lifecycle.compiled_route import CompiledRoute
+    from ..route import Route
+    from .client import InjectResponse
 
 #: ``fuzz(routes=...)``: ``routes(route) -> bool``, or a collection of ``"METHOD /url"`` labels.
 RouteFilter = Union[Callable[["Route"], bool], Collection[str]]
@@ -582,7 +583,7 @@ def _part_validators(compiled: "CompiledRoute") -> dict[str, Validate]:
 
 
 #: The environ key of the list a request's handler marks when it runs (see ``_counting_handler``).
-_REACHED = "framework.fuzz.reached"
+_REACHED = "framework.testing.fuzzer.reached"
 
 
 @contextmanager

@@ -26,9 +26,9 @@ from typing import Any, Iterable, Iterator, TypeAlias, Union
 from typing_extensions import TypeGuard
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .errors import SchemaAlreadyPresentError, SchemaMissingIdError
+from ..errors import SchemaAlreadyPresentError, SchemaMissingIdError
 # Re-exported: the resolver's error, importable from here as well.
-from .errors import UnresolvableRefError as UnresolvableRefError
+from ..errors import UnresolvableRefError as UnresolvableRefError
 
 #: A JSON Schema object (a boolean schema is a plain ``bool``).
 Schema: TypeAlias = dict[str, Any]
@@ -325,11 +325,11 @@ _DRAFT07_META: list[Any] = []
 
 
 def draft07_meta_schema() -> Any:
-    """The draft-07 meta-schema (``framework/validation/draft-07-schema.json``), loaded once."""
+    """The draft-07 meta-schema (``framework/schemas/draft-07-schema.json``), loaded once."""
     if not _DRAFT07_META:
         import json
         import pathlib
-        path = pathlib.Path(__file__).with_name("validation") / "draft-07-schema.json"
+        path = pathlib.Path(__file__).with_name("draft-07-schema.json")
         _DRAFT07_META.append(json.loads(path.read_text(encoding="utf-8")))
     return _DRAFT07_META[0]
 

@@ -1,17 +1,15 @@
-"""Media types: one canonical parse of ``Content-Type``, and the body parsers chosen by it.
-
-The header is parsed once into a :class:`MediaType` (lower-cased essence, parameters
-split off). The body parser and any per-content-type body schema are both chosen from
-that one essence, and a header that does not parse cleanly is refused (415), so a body
-can never be parsed as JSON while skipping the JSON schema (CVE-2025-32442).
+"""The body parsers of a context, chosen by the request's media type
+(:func:`framework.http.media_types.parse_media_type`): JSON, text and form bodies built in,
+and those an application adds with ``add_content_type_parser``.
 """
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable
 
-from . import encoding
-from .errors import (ContentTypeParserAlreadyPresentError, ContentTypeParserInvalidError,
+from ..http import encoding
+from ..http.media_types import MediaType, parse_media_type, parse_query_string
+from ..errors import (ContentTypeParserAlreadyPresentError, ContentTypeParserInvalidError,
                      EmptyJsonBodyError, JsonBodyError, create_error)
 
 if TYPE_CHECKING:
@@ -23,88 +21,6 @@ FormBodyError = create_error("FST_ERR_CTP_INVALID_FORM", "Invalid form body: %s"
 Parser = Callable[[Any, bytes], Any]
 #: A stream parser's ``content_validator(schema, build)``: see :class:`StreamParser`.
 ContentValidator = Callable[[Any, Callable[[Any], Callable[[Any], Any]]], Callable[[Any], Any]]
-
-# A hand-written scanner of RFC 9110's grammar, linear in the header's length:
-#   media-type = type "/" subtype parameters ; parameters = *( OWS ";" OWS [ parameter ] )
-# as this framework accepts it: OWS around the whole value, at most one trailing ";", and
-# every parameter "name=value" with a token or quoted-string value. (The regex it replaces,
-# with its nested optional blanks, backtracked catastrophically on "a/b" + blanks + "x".)
-# Each regex below is a single greedy loop whose iterations can match only one way, so a
-# failed match costs at most one step back per character.
-_OWS = re.compile(r"[ \t]*")
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_TCHAR = r"[!#$%&'*+.^_`|~0-9A-Za-z-]"
-# One parameter: OWS ";" OWS [ name "=" ( token / quoted-string ) ]. The blanks on either
-# side of ";" are separated by it, and the value alternatives start differently, so a
-# failed match steps back at most once per character it read.
-_PARAMETER = re.compile(
-    rf'[ \t]*;[ \t]*(?:({_TCHAR}+)=(?:({_TCHAR}+)|"((?:[^"\\\x00-\x08\x0a-\x1f\x7f]|\\[\t\x20-\x7e\x80-\xff])*)"))?')
-_QUOTED_PAIR = re.compile(r"\\(.)")
-
-
-def _scan_media_type(header: str) -> "MediaType | None":
-    end = len(header)
-    at = _OWS.match(header).end()  # type: ignore[union-attr]  # [ \t]* matches "": never None
-    kind = _TOKEN.match(header, at)
-    if kind is None or kind.end() >= end or header[kind.end()] != "/":
-        return None
-    subtype = _TOKEN.match(header, kind.end() + 1)
-    if subtype is None:
-        return None
-    parameters: dict[str, str] = {}
-    at = _OWS.match(header, subtype.end()).end()  # type: ignore[union-attr]  # never None, as above
-    while at < end:
-        parameter = _PARAMETER.match(header, at)
-        if parameter is None:
-            return None
-        name, token, quoted = parameter.groups()
-        at = _OWS.match(header, parameter.end()).end()  # type: ignore[union-attr]  # never None, as above
-        if name is None:
-            if at < end:  # an empty parameter (";;", "; x") is only tolerated last
-                return None
-            break
-        parameters[name.lower()] = token if token is not None else _QUOTED_PAIR.sub(r"\1", quoted)
-    return MediaType(f"{kind.group()}/{subtype.group()}".lower(), parameters)
-
-
-class MediaType(NamedTuple):
-    """A parsed ``Content-Type``: ``essence`` is ``type/subtype`` lower-cased."""
-
-    essence: str
-    parameters: dict[str, str]
-
-    @property
-    def is_json(self) -> bool:
-        return self.essence == "application/json" or self.essence.endswith("+json")
-
-
-# Parsed values of short headers only: a client chooses the header, so neither the number
-# of entries nor their size may grow with what it sends.
-_cache: dict[str, MediaType | None] = {}
-_CACHE_SIZE = 256
-_CACHE_MAX_LENGTH = 100
-
-
-def parse_media_type(header: str) -> MediaType | None:
-    """Parse a ``Content-Type`` value per RFC 9110; ``None`` when it does not parse cleanly."""
-    try:
-        return _cache[header]
-    except KeyError:
-        pass
-    parsed = _scan_media_type(header)
-    if len(header) <= _CACHE_MAX_LENGTH and len(_cache) < _CACHE_SIZE:
-        _cache[header] = parsed
-    return parsed
-
-
-def declared_essence(media_type: str) -> str:
-    """The essence of a media type a schema's ``content`` map declares (``application/json``);
-    a ``ValueError`` when it is not one (the map is application code: refused at ``ready()``)."""
-    parsed = parse_media_type(media_type) if isinstance(media_type, str) else None
-    if parsed is None:
-        raise ValueError(f"{media_type!r} in a content map is not a media type (type/subtype)")
-    return parsed.essence
-
 
 def parse_json(request: "Request", body: bytes) -> Any:
     if not body:
@@ -129,7 +45,6 @@ def parse_text(request: "Request", body: bytes) -> str:
 def parse_form(request: "Request", body: bytes) -> dict[str, Any]:
     """``application/x-www-form-urlencoded``: ``a=1&a=2&b=x`` -> ``{"a": ["1", "2"], "b": "x"}``,
     as the query string is read (repeated keys give a list)."""
-    from .request import parse_query_string
     try:
         text = body.decode("ascii")  # a form body is percent-encoded ASCII; escapes decode as UTF-8
     except UnicodeDecodeError:
@@ -139,7 +54,7 @@ def parse_form(request: "Request", body: bytes) -> dict[str, Any]:
 
 class StreamParser:
     """A parser added with ``stream=True``: ``fn(request, stream)`` reads the body from a
-    length-bounded stream (``framework.body.BoundedStream``) instead of getting bytes;
+    length-bounded stream (``framework.lifecycle.body.BoundedStream``) instead of getting bytes;
     ``body_limit`` replaces the route's limit for the bodies it reads."""
 
     __slots__ = ("fn", "body_limit", "needs_content_schema", "content_validator")

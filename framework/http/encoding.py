@@ -17,14 +17,14 @@ from typing import Any
 
 import orjson
 
-from .errors import JsonDecodeError, nesting_records
-from .undefined import UNDEFINED
+from ..errors import JsonDecodeError, nesting_records
+from ..undefined import UNDEFINED
 
 __all__ = ["JsonDecodeError", "loads", "dumps_bytes", "default"]
 
 
 #: orjson's bound on nesting: a deeper body is malformed JSON (a 400 without a code, as
-#: any), said in the words input validation uses past ``max_body_depth`` (framework.inputs).
+#: any), said in the words input validation uses past ``max_body_depth`` (framework.lifecycle.inputs).
 JSON_MAX_DEPTH = 1024
 
 

@@ -17,9 +17,9 @@ import inspect
 import threading
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, TypeVar
 
-from .errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError, HookSignatureError
-from .names import suggest_snake_name
-from .signatures import call_mismatch
+from ..errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError, HookSignatureError
+from ..names import suggest_snake_name
+from ..signatures import call_mismatch
 
 if TYPE_CHECKING:
     from .reply import Reply

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .routing import Router
+    from ..routing.router import Router
 
 
 def render_plugins(node: dict[str, Any]) -> str:

@@ -13,10 +13,10 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from .errors import AddressInUseError
+from ..errors import AddressInUseError
 
 if TYPE_CHECKING:
-    from .app import Framework
+    from ..app import Framework
 
 #: ``listen()``'s callback: ``callback(None)`` once listening, ``callback(error)`` on failure.
 Callback = Optional[Callable[[Optional[Exception]], Any]]
