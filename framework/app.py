@@ -22,7 +22,7 @@ from typing_extensions import Self
 from .lifecycle.compiled_route import CompiledRoute
 from .context import Context
 from .lifecycle.error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
-from .errors import STATUS_CODES, BadUrlError, RouteMissingHandlerError, create_error
+from .errors import STATUS_CODES, BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
 from .failed_start import FailedStart, replaces_workers
 from .lifecycle.run import run
 from .loader import PLUGIN_TIMEOUT
@@ -357,9 +357,6 @@ _NO_ROUTES: dict[str, Route] = {}
 def _refuse_bad_url(request: "Request", reply: "Reply") -> NoReturn:
     """The handler of a path that is not UTF-8."""
     raise BadUrlError(request.environ.get("PATH_INFO", ""))
-
-
-MethodNotAllowedError = create_error("FST_ERR_METHOD_NOT_ALLOWED", "Route %s:%s not allowed", 405)
 
 
 def _answer_not_allowed(request: "Request", reply: "Reply") -> "Reply":

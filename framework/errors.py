@@ -3,15 +3,15 @@
 An error reply is JSON with keys in the order ``statusCode, code, error, message``;
 ``error`` is the status text as Node's ``http.STATUS_CODES`` words it (413 is
 "Payload Too Large", not Python's "Request Entity Too Large").
+
+The errors that are only a code, a message and a status are one table of
+``create_error`` rows; the others follow it.
 """
 from __future__ import annotations
 
 import errno
 import sys
-from typing import TYPE_CHECKING, Any, TypeVar, overload
-
-if TYPE_CHECKING:
-    from .testing.fuzzer import RouteFailure
+from typing import Any, TypeVar, overload
 
 #: Node's ``http.STATUS_CODES``: the ``error`` words of every error payload.
 STATUS_CODES: dict[int, str] = {
@@ -96,23 +96,28 @@ _E = TypeVar("_E", bound=FrameworkError)
 
 
 @overload
-def create_error(code: str, message: str, status_code: int = 500) -> type[FrameworkError]: ...
+def create_error(code: str, message: str, status_code: int = 500, *,
+                 name: str | None = None, doc: str | None = None) -> type[FrameworkError]: ...
 @overload
-def create_error(code: str, message: str, status_code: int, base: type[_E]) -> type[_E]: ...
+def create_error(code: str, message: str, status_code: int, base: type[_E], *,
+                 name: str | None = None, doc: str | None = None) -> type[_E]: ...
 @overload
-def create_error(code: str, message: str, status_code: int = 500, *, base: type[_E]) -> type[_E]: ...
+def create_error(code: str, message: str, status_code: int = 500, *, base: type[_E],
+                 name: str | None = None, doc: str | None = None) -> type[_E]: ...
 def create_error(code: str, message: str, status_code: int = 500,
-                 base: type[FrameworkError] = FrameworkError) -> type[FrameworkError]:
+                 base: type[FrameworkError] = FrameworkError, *,
+                 name: str | None = None, doc: str | None = None) -> type[FrameworkError]:
     """Make an error class in the manner of ``@fastify/error``: ``create_error(code, "x %s", 400)``.
 
-    The class is named after ``code`` and belongs to the calling module, so tracebacks
-    name where it was made. It subclasses ``base`` (:class:`FrameworkError` unless given),
-    and is typed as ``type[base]``.
+    The class is named ``name`` (``code`` unless given) and belongs to the calling module,
+    so tracebacks name where it was made; a class named as the module-level variable that
+    holds it also pickles. It subclasses ``base`` (:class:`FrameworkError` unless given),
+    and is typed as ``type[base]``; ``doc`` is its docstring.
     """
     # sys._getframe is CPython's (and PyPy's) documented way to read the caller's module.
     module = sys._getframe(1).f_globals.get("__name__", __name__)  # pyright: ignore[reportPrivateUsage]
-    return type(code, (base,), {"code": code, "message_template": message,
-                                "status_code": status_code, "__module__": module})
+    return type(name or code, (base,), {"code": code, "message_template": message, "status_code": status_code,
+                                        "__module__": module, "__doc__": doc})
 
 
 class SchemaValidationFailure(Exception):
@@ -179,15 +184,235 @@ class InputBuildError(ValueError):
         return self
 
 
+# The table: every error that is only a code, a message and a status, one row each.
+# Each row names its class (``name=``) so that it pickles and tracebacks read
+# ``framework.errors.BodyTooLargeError``; assignments, not a loop, so type checkers see the names.
+
 # Request-time errors.
-class BodyTooLargeError(FrameworkError):
-    """The request body is larger than the route's ``body_limit`` (or the application's): 413."""
+BodyTooLargeError = create_error(
+    "FST_ERR_CTP_BODY_TOO_LARGE",
+    "Request body is too large",
+    413, name="BodyTooLargeError",
+    doc="The request body is larger than the route's ``body_limit`` (or the application's): 413.")
+InvalidContentLengthError = create_error(
+    "FST_ERR_CTP_INVALID_CONTENT_LENGTH",
+    "Request body size did not match Content-Length",
+    400, name="InvalidContentLengthError",
+    doc="``Content-Length`` is not a number, is negative, or promises more bytes than the body has: 400.")
+EmptyJsonBodyError = create_error(
+    "FST_ERR_CTP_EMPTY_JSON_BODY",
+    "Body cannot be empty when content-type is set to 'application/json'",
+    400, name="EmptyJsonBodyError",
+    doc="A request says ``Content-Type: application/json`` but its body is empty: 400.")
+FormBodyError = create_error(
+    "FST_ERR_CTP_INVALID_FORM",
+    "Invalid form body: %s",
+    400, name="FormBodyError",
+    doc="An ``application/x-www-form-urlencoded`` body holds bytes outside ASCII (a form body is percent-encoded): "
+        "400.")
+BadUrlError = create_error(
+    "FST_ERR_BAD_URL",
+    "'%s' is not a valid url component",
+    400, name="BadUrlError",
+    doc="The request path is not valid UTF-8 once percent-decoded: 400.")
+MethodNotAllowedError = create_error(
+    "FST_ERR_METHOD_NOT_ALLOWED",
+    "Route %s:%s not allowed",
+    405, name="MethodNotAllowedError",
+    doc="``Framework(method_not_allowed=True)``: a known path asked with a method it has no route for: 405 "
+        "(``Allow`` lists its methods).")
+BadStatusCodeError = create_error(
+    "FST_ERR_BAD_STATUS_CODE",
+    "Called reply with an invalid status code: %s",
+    500, name="BadStatusCodeError",
+    doc="``reply.code()`` was given something that is not a status code from 100 to 599.")
+InvalidHeaderError = create_error(
+    "FST_ERR_REP_INVALID_HEADER",
+    "Invalid value for header '%s': control characters (CR, LF, NUL...) and text outside latin-1 are not allowed",
+    500, name="InvalidHeaderError",
+    doc="A reply header value holds control characters (CR, LF, NUL...) or text outside latin-1.")
+InvalidHeaderNameError = create_error(
+    "FST_ERR_REP_INVALID_HEADER_NAME",
+    "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)",
+    500, name="InvalidHeaderNameError",
+    doc="A reply header name is not an HTTP token.")
 
-    code = "FST_ERR_CTP_BODY_TOO_LARGE"
-    message_template = "Request body is too large"
-    status_code = 413
+# Start-up errors (raised at declaration or by ready()).
+SchemaMissingIdError = create_error(
+    "FST_ERR_SCH_MISSING_ID",
+    "Missing schema $id property",
+    500, name="SchemaMissingIdError",
+    doc="``add_schema()`` was given a schema without an ``$id``.")
+SchemaAlreadyPresentError = create_error(
+    "FST_ERR_SCH_ALREADY_PRESENT",
+    "Schema with id '%s' already declared!",
+    500, name="SchemaAlreadyPresentError",
+    doc="``add_schema()`` was given an ``$id`` this context or an ancestor already has.")
+SchemaDuplicateError = create_error(
+    "FST_ERR_SCH_DUPLICATE",
+    "Schema with '%s' already present!",
+    500, name="SchemaDuplicateError",
+    doc="A route schema has both ``query`` and ``querystring`` (two names of one part).")
+SchemaValidationBuildError = create_error(
+    "FST_ERR_SCH_VALIDATION_BUILD",
+    "Failed building the validation schema for %s: %s, due to error %s",
+    500, name="SchemaValidationBuildError",
+    doc="A route's input schema (body, querystring, params, headers) could not be compiled: raised by ``ready()``.")
+SchemaSerializationBuildError = create_error(
+    "FST_ERR_SCH_SERIALIZATION_BUILD",
+    "Failed building the serialization schema for %s: %s, due to error %s",
+    500, name="SchemaSerializationBuildError",
+    doc="A route's response schema could not be compiled: raised by ``ready()``.")
+ResponseSchemaKeyError = create_error(
+    "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX",
+    "Response schema key '%s' is not a status code, a class like '2xx' or 'default'",
+    500, name="ResponseSchemaKeyError",
+    doc="A key of a route's ``response`` schema is not a status code, a class such as ``2xx``, or ``default``.")
+SchemaUnknownKeyError = create_error(
+    "FST_ERR_SCH_UNKNOWN_KEY",
+    "The schema of route %s has unknown key(s) %s. Schema keys are: %s",
+    500, name="SchemaUnknownKeyError",
+    doc="A route's ``schema`` has keys other than its parts (``body``, ``querystring``, ``params``, ``headers``, "
+        "``response``...).")
+DecoratorAlreadyPresentError = create_error(
+    "FST_ERR_DEC_ALREADY_PRESENT",
+    "The decorator '%s' has already been added!",
+    500, name="DecoratorAlreadyPresentError",
+    doc="A decorator of that name already exists in this context.")
+DecoratorReservedError = create_error(
+    "FST_ERR_DEC_RESERVED",
+    "The decorator name '%s' is reserved: the %s already has an attribute of that name",
+    500, name="DecoratorReservedError", base=DecoratorAlreadyPresentError,
+    doc="A decorator name that the instance, request or reply already uses as an attribute.")
+DecoratorMissingDependencyError = create_error(
+    "FST_ERR_DEC_MISSING_DEPENDENCY",
+    "The decorator is missing dependency '%s'.",
+    500, name="DecoratorMissingDependencyError",
+    doc="A decorator names a dependency (another decorator) that is not present.")
+DecoratorAfterStartError = create_error(
+    "FST_ERR_DEC_AFTER_START",
+    "The decorator '%s' has been added after start!",
+    500, name="DecoratorAfterStartError",
+    doc="A decorator was added after ``ready()``.")
+DecoratorReferenceTypeError = create_error(
+    "FST_ERR_DEC_REFERENCE_TYPE",
+    "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a hook, "
+    "or a property",
+    500, name="DecoratorReferenceTypeError",
+    doc="A request or reply decorator with a mutable value (dict, list, set...) that every request would share.")
+HookInvalidTypeError = create_error(
+    "FST_ERR_HOOK_INVALID_TYPE",
+    "The hook name must be a string",
+    500, name="HookInvalidTypeError",
+    doc="``add_hook()`` was given a hook name that is not a string.")
+HookInvalidHandlerError = create_error(
+    "FST_ERR_HOOK_INVALID_HANDLER",
+    "%s hook should be a function, instead got %s",
+    500, name="HookInvalidHandlerError",
+    doc="``add_hook()`` was given a hook that is not callable.")
+HookSignatureError = create_error(
+    "FST_ERR_HOOK_SIGNATURE",
+    "The %s hook %s cannot be called as %s (%s): declare it as def %s",
+    500, name="HookSignatureError",
+    doc="A hook cannot be called with the arguments its name passes (an ``on_send`` hook that takes only "
+        "``payload``): refused when it is added.")
+RouteMissingHandlerError = create_error(
+    "FST_ERR_ROUTE_MISSING_HANDLER",
+    'Missing handler function for "%s:%s" route.',
+    500, name="RouteMissingHandlerError",
+    doc="A route has no callable handler, or a route decorator was never applied to a function (raised by "
+        "``ready()``).")
+RouteDuplicatedHandlerError = create_error(
+    "FST_ERR_ROUTE_DUPLICATED_HANDLER",
+    'Duplicate handler for "%s:%s" route is not allowed!',
+    500, name="RouteDuplicatedHandlerError",
+    doc="A route was given a handler twice (as an argument and in its options).")
+RouteMethodNotSupportedError = create_error(
+    "FST_ERR_ROUTE_METHOD_NOT_SUPPORTED",
+    "%s method is not supported.",
+    500, name="RouteMethodNotSupportedError",
+    doc="A route declares an HTTP method the router does not support.")
+RouteUnknownOptionError = create_error(
+    "FST_ERR_ROUTE_UNKNOWN_OPTION",
+    "Route %s: unknown option(s) %s. Route options are: %s; put your own data under config={...}",
+    500, name="RouteUnknownOptionError",
+    doc="A route has options the framework does not know (an application's own data goes under ``config``).")
+RouteHandlerSignatureError = create_error(
+    "FST_ERR_ROUTE_HANDLER_SIGNATURE",
+    "The handler of route %s, %s, cannot be called as handler(request, reply) (%s): declare it as def "
+    "handler(request, reply)",
+    500, name="RouteHandlerSignatureError",
+    doc="A route handler cannot be called as ``handler(request, reply)``.")
+RoutePathSyntaxError = create_error(
+    "FST_ERR_ROUTE_PATH_SYNTAX",
+    "Route path '%s' uses <name> or {name} for a parameter, which would match only that literal text: write "
+    "parameters as :name, use %s",
+    500, name="RoutePathSyntaxError",
+    doc="A route path writes a parameter as ``<name>`` or ``{name}``: parameters are written ``:name``.")
+RouteParameterNameError = create_error(
+    "FST_ERR_ROUTE_PARAM_NAME",
+    "%s",
+    500, name="RouteParameterNameError",
+    doc="A route path's parameter name holds a character no name can (``:x@y``), or an optional parameter "
+        "(``:id?``) is not the whole last segment.")
+RouteBodyValidationNotSupportedError = create_error(
+    "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED",
+    "Body validation schema for %s:%s route is not supported!",
+    500, name="RouteBodyValidationNotSupportedError",
+    doc="A ``GET`` or ``HEAD`` route declares a body schema.")
+RouteBodyLimitError = create_error(
+    "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT",
+    "'body_limit' option must be a positive integer. Got '%s'",
+    500, name="RouteBodyLimitError",
+    doc="A route's ``body_limit`` is not a positive integer.")
+DuplicatedRouteError = create_error(
+    "FST_ERR_DUPLICATED_ROUTE",
+    "Method '%s' already declared for route '%s'",
+    500, name="DuplicatedRouteError",
+    doc="A route for this method and path is already declared.")
+RouteParameterConflictError = create_error(
+    "FST_ERR_DUPLICATED_ROUTE",
+    "Route '%s %s' conflicts with '%s %s': they differ only in parameter names, so one would shadow the other. Use "
+    "the same parameter names as the first route",
+    500, name="RouteParameterConflictError", base=DuplicatedRouteError,
+    doc="A route differs from an existing one only in its parameter names (``/x/:id``, ``/x/:name``), so one would "
+        "shadow the other.")
+InstanceAlreadyStartedError = create_error(
+    "FST_ERR_INSTANCE_ALREADY_LISTENING",
+    "The application is already started (ready() has run). %s",
+    500, name="InstanceAlreadyStartedError",
+    doc="A plugin, hook, schema, compiler or handler was added after ``ready()``.")
+ContentTypeParserAlreadyPresentError = create_error(
+    "FST_ERR_CTP_ALREADY_PRESENT",
+    "Content type parser '%s' already present.",
+    500, name="ContentTypeParserAlreadyPresentError",
+    doc="A content-type parser for this media type (or ``*``) is already present in this context.")
+ContentTypeParserInvalidError = create_error(
+    "FST_ERR_CTP_INVALID_TYPE",
+    "The content type should be a string, a list of strings or a compiled regex",
+    500, name="ContentTypeParserInvalidError",
+    doc="``add_content_type_parser()`` was given a content type that is not a media type string, a list of them or "
+        "a compiled regex, or a parser that is not callable.")
+PluginNotPresentError = create_error(
+    "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE",
+    "The decorator '%s' required by '%s' is not present in %s",
+    500, name="PluginNotPresentError",
+    doc="A plugin declares a decorator (``plugin(decorators=...)``) that is not present where it is registered.")
+PluginTimeoutError = create_error(
+    "FST_ERR_PLUGIN_TIMEOUT",
+    "Plugin did not start in time: '%s' did not call 'done' within %s s (Framework(plugin_timeout=...) sets the "
+    "limit)",
+    500, name="PluginTimeoutError",
+    doc="A callback-style plugin did not call ``done`` within ``Framework(plugin_timeout=...)`` seconds.")
+PluginDependencyError = create_error(
+    "FST_ERR_PLUGIN_DEPENDENCY",
+    "The dependency '%s' of plugin '%s' is not registered",
+    500, name="PluginDependencyError",
+    doc="A plugin declares a dependency (``plugin(dependencies=...)``) that is not registered in its context or an "
+        "ancestor.")
 
 
+# The errors that are no row: their own arguments or attributes, a second base, or no code.
 class InvalidMediaTypeError(FrameworkError):
     """No content-type parser accepts the request's ``Content-Type`` (``None``: a body came
     without one): 415."""
@@ -201,52 +426,6 @@ class InvalidMediaTypeError(FrameworkError):
                          else "the request has a body but no Content-Type", **options)
 
 
-class InvalidContentLengthError(FrameworkError):
-    """``Content-Length`` is not a number, is negative, or promises more bytes than the body has: 400."""
-
-    code = "FST_ERR_CTP_INVALID_CONTENT_LENGTH"
-    message_template = "Request body size did not match Content-Length"
-    status_code = 400
-
-
-class EmptyJsonBodyError(FrameworkError):
-    """A request says ``Content-Type: application/json`` but its body is empty: 400."""
-
-    code = "FST_ERR_CTP_EMPTY_JSON_BODY"
-    message_template = "Body cannot be empty when content-type is set to 'application/json'"
-    status_code = 400
-
-
-class BadUrlError(FrameworkError):
-    """The request path is not valid UTF-8 once percent-decoded: 400."""
-
-    code = "FST_ERR_BAD_URL"
-    message_template = "'%s' is not a valid url component"
-    status_code = 400
-
-
-class BadStatusCodeError(FrameworkError):
-    """``reply.code()`` was given something that is not a status code from 100 to 599."""
-
-    code = "FST_ERR_BAD_STATUS_CODE"
-    message_template = "Called reply with an invalid status code: %s"
-
-
-class InvalidHeaderError(FrameworkError):
-    """A reply header value holds control characters (CR, LF, NUL...) or text outside latin-1."""
-
-    code = "FST_ERR_REP_INVALID_HEADER"
-    message_template = ("Invalid value for header '%s': control characters (CR, LF, NUL...) and text "
-                        "outside latin-1 are not allowed")
-
-
-class InvalidHeaderNameError(FrameworkError):
-    """A reply header name is not an HTTP token."""
-
-    code = "FST_ERR_REP_INVALID_HEADER_NAME"
-    message_template = "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)"
-
-
 class InvalidCookieError(ValueError):
     """``reply.set_cookie``/``clear_cookie`` got a name that is not an RFC 6265 token, or a
     ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,
@@ -258,110 +437,6 @@ class JsonBodyError(FrameworkError):
     """Malformed JSON body: 400 with no code, as Fastify 4 answers."""
 
     status_code = 400
-
-
-# Start-up errors (raised at declaration or by ready()).
-class SchemaMissingIdError(FrameworkError):
-    """``add_schema()`` was given a schema without an ``$id``."""
-
-    code = "FST_ERR_SCH_MISSING_ID"
-    message_template = "Missing schema $id property"
-
-
-class SchemaAlreadyPresentError(FrameworkError):
-    """``add_schema()`` was given an ``$id`` this context or an ancestor already has."""
-
-    code = "FST_ERR_SCH_ALREADY_PRESENT"
-    message_template = "Schema with id '%s' already declared!"
-
-
-class SchemaDuplicateError(FrameworkError):
-    """A route schema has both ``query`` and ``querystring`` (two names of one part)."""
-
-    code = "FST_ERR_SCH_DUPLICATE"
-    message_template = "Schema with '%s' already present!"
-
-
-class SchemaValidationBuildError(FrameworkError):
-    """A route's input schema (body, querystring, params, headers) could not be compiled: raised by
-    ``ready()``."""
-
-    code = "FST_ERR_SCH_VALIDATION_BUILD"
-    message_template = "Failed building the validation schema for %s: %s, due to error %s"
-
-
-class SchemaSerializationBuildError(FrameworkError):
-    """A route's response schema could not be compiled: raised by ``ready()``."""
-
-    code = "FST_ERR_SCH_SERIALIZATION_BUILD"
-    message_template = "Failed building the serialization schema for %s: %s, due to error %s"
-
-
-class ResponseSchemaKeyError(FrameworkError):
-    """A key of a route's ``response`` schema is not a status code, a class such as ``2xx``, or
-    ``default``."""
-
-    code = "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX"
-    message_template = "Response schema key '%s' is not a status code, a class like '2xx' or 'default'"
-
-
-class DecoratorAlreadyPresentError(FrameworkError):
-    """A decorator of that name already exists in this context."""
-
-    code = "FST_ERR_DEC_ALREADY_PRESENT"
-    message_template = "The decorator '%s' has already been added!"
-
-
-class DecoratorReservedError(DecoratorAlreadyPresentError):
-    """A decorator name that the instance, request or reply already uses as an attribute."""
-
-    code = "FST_ERR_DEC_RESERVED"
-    message_template = "The decorator name '%s' is reserved: the %s already has an attribute of that name"
-
-
-class DecoratorMissingDependencyError(FrameworkError):
-    """A decorator names a dependency (another decorator) that is not present."""
-
-    code = "FST_ERR_DEC_MISSING_DEPENDENCY"
-    message_template = "The decorator is missing dependency '%s'."
-
-
-class DecoratorAfterStartError(FrameworkError):
-    """A decorator was added after ``ready()``."""
-
-    code = "FST_ERR_DEC_AFTER_START"
-    message_template = "The decorator '%s' has been added after start!"
-
-
-class DecoratorReferenceTypeError(FrameworkError):
-    """A request or reply decorator with a mutable value (dict, list, set...) that every request
-    would share."""
-
-    code = "FST_ERR_DEC_REFERENCE_TYPE"
-    message_template = "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a hook, or a property"
-
-
-class HookInvalidTypeError(FrameworkError):
-    """``add_hook()`` was given a hook name that is not a string."""
-
-    code = "FST_ERR_HOOK_INVALID_TYPE"
-    message_template = "The hook name must be a string"
-
-
-class HookInvalidHandlerError(FrameworkError):
-    """``add_hook()`` was given a hook that is not callable."""
-
-    code = "FST_ERR_HOOK_INVALID_HANDLER"
-    message_template = "%s hook should be a function, instead got %s"
-
-
-class HookSignatureError(FrameworkError):
-    """A hook cannot be called with the arguments its name passes (an ``on_send`` hook
-    that takes only ``payload``): refused when it is added."""
-
-    code = "FST_ERR_HOOK_SIGNATURE"
-    message_template = ("The %s hook %s cannot be called as %s (%s): "
-                        "declare it as def %s")
 
 
 class HookNotSupportedError(FrameworkError):
@@ -378,151 +453,12 @@ class HookNotSupportedError(FrameworkError):
             self.args = (self.message,)
 
 
-class RouteMissingHandlerError(FrameworkError):
-    """A route has no callable handler, or a route decorator was never applied to a function
-    (raised by ``ready()``)."""
-
-    code = "FST_ERR_ROUTE_MISSING_HANDLER"
-    message_template = "Missing handler function for \"%s:%s\" route."
-
-
-class RouteDuplicatedHandlerError(FrameworkError):
-    """A route was given a handler twice (as an argument and in its options)."""
-
-    code = "FST_ERR_ROUTE_DUPLICATED_HANDLER"
-    message_template = "Duplicate handler for \"%s:%s\" route is not allowed!"
-
-
-class RouteMethodNotSupportedError(FrameworkError):
-    """A route declares an HTTP method the router does not support."""
-
-    code = "FST_ERR_ROUTE_METHOD_NOT_SUPPORTED"
-    message_template = "%s method is not supported."
-
-
-class RouteUnknownOptionError(FrameworkError):
-    """A route has options the framework does not know (an application's own data goes under
-    ``config``)."""
-
-    code = "FST_ERR_ROUTE_UNKNOWN_OPTION"
-    message_template = ("Route %s: unknown option(s) %s. Route options are: %s; "
-                        "put your own data under config={...}")
-
-
-class RouteHandlerSignatureError(FrameworkError):
-    """A route handler cannot be called as ``handler(request, reply)``."""
-
-    code = "FST_ERR_ROUTE_HANDLER_SIGNATURE"
-    message_template = ("The handler of route %s, %s, cannot be called as handler(request, reply) (%s): "
-                        "declare it as def handler(request, reply)")
-
-
 class TypeSchemaError(FrameworkError, TypeError):
     """A Python type given for a schema (or in a handler's annotations) that has no JSON
     Schema form, or that cannot be read (``framework.typeschema``)."""
 
     code = "FST_ERR_TYPE_SCHEMA"
     message_template = "%s"
-
-
-class RoutePathSyntaxError(FrameworkError):
-    """A route path writes a parameter as ``<name>`` or ``{name}``: parameters are written ``:name``."""
-
-    code = "FST_ERR_ROUTE_PATH_SYNTAX"
-    message_template = ("Route path '%s' uses <name> or {name} for a parameter, which would match only "
-                        "that literal text: write parameters as :name, use %s")
-
-
-class RouteParameterNameError(FrameworkError):
-    """A route path's parameter name holds a character no name can (``:x@y``), or an
-    optional parameter (``:id?``) is not the whole last segment."""
-
-    code = "FST_ERR_ROUTE_PARAM_NAME"
-    message_template = "%s"
-
-
-class SchemaUnknownKeyError(FrameworkError):
-    """A route's ``schema`` has keys other than its parts (``body``, ``querystring``, ``params``,
-    ``headers``, ``response``...)."""
-
-    code = "FST_ERR_SCH_UNKNOWN_KEY"
-    message_template = "The schema of route %s has unknown key(s) %s. Schema keys are: %s"
-
-
-class RouteBodyValidationNotSupportedError(FrameworkError):
-    """A ``GET`` or ``HEAD`` route declares a body schema."""
-
-    code = "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED"
-    message_template = "Body validation schema for %s:%s route is not supported!"
-
-
-class RouteBodyLimitError(FrameworkError):
-    """A route's ``body_limit`` is not a positive integer."""
-
-    code = "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT"
-    message_template = "'body_limit' option must be a positive integer. Got '%s'"
-
-
-class DuplicatedRouteError(FrameworkError):
-    """A route for this method and path is already declared."""
-
-    code = "FST_ERR_DUPLICATED_ROUTE"
-    message_template = "Method '%s' already declared for route '%s'"
-
-
-class RouteParameterConflictError(DuplicatedRouteError):
-    """A route differs from an existing one only in its parameter names (``/x/:id``, ``/x/:name``),
-    so one would shadow the other."""
-
-    code = "FST_ERR_DUPLICATED_ROUTE"
-    message_template = ("Route '%s %s' conflicts with '%s %s': they differ only in parameter names, so "
-                        "one would shadow the other. Use the same parameter names as the first route")
-
-
-class InstanceAlreadyStartedError(FrameworkError):
-    """A plugin, hook, schema, compiler or handler was added after ``ready()``."""
-
-    code = "FST_ERR_INSTANCE_ALREADY_LISTENING"
-    message_template = "The application is already started (ready() has run). %s"
-
-
-class ContentTypeParserAlreadyPresentError(FrameworkError):
-    """A content-type parser for this media type (or ``*``) is already present in this context."""
-
-    code = "FST_ERR_CTP_ALREADY_PRESENT"
-    message_template = "Content type parser '%s' already present."
-
-
-class ContentTypeParserInvalidError(FrameworkError):
-    """``add_content_type_parser()`` was given a content type that is not a media type string, a
-    list of them or a compiled regex, or a parser that is not callable."""
-
-    code = "FST_ERR_CTP_INVALID_TYPE"
-    message_template = "The content type should be a string, a list of strings or a compiled regex"
-
-
-class PluginNotPresentError(FrameworkError):
-    """A plugin declares a decorator (``plugin(decorators=...)``) that is not present where it is
-    registered."""
-
-    code = "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE"
-    message_template = "The decorator '%s' required by '%s' is not present in %s"
-
-
-class PluginTimeoutError(FrameworkError):
-    """A callback-style plugin did not call ``done`` within ``Framework(plugin_timeout=...)`` seconds."""
-
-    code = "FST_ERR_PLUGIN_TIMEOUT"
-    message_template = ("Plugin did not start in time: '%s' did not call 'done' within %s s "
-                        "(Framework(plugin_timeout=...) sets the limit)")
-
-
-class PluginDependencyError(FrameworkError):
-    """A plugin declares a dependency (``plugin(dependencies=...)``) that is not registered in its
-    context or an ancestor."""
-
-    code = "FST_ERR_PLUGIN_DEPENDENCY"
-    message_template = "The dependency '%s' of plugin '%s' is not registered"
 
 
 class AddressInUseError(FrameworkError, OSError):
@@ -631,14 +567,3 @@ class Invalid(Exception):
 class JsonDecodeError(ValueError):
     """A request body is not RFC 8259 JSON; the message says where."""
 
-
-class FuzzFailure(AssertionError):
-    """``framework.testing.fuzz`` found routes that break their contract: ``failures``
-    lists them (``method``, ``url``, ``message`` with the minimal example)."""
-
-    def __init__(self, failures: list[RouteFailure]) -> None:
-        self.failures = failures
-        super().__init__("\n\n".join(str(failure) for failure in failures))
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.failures,))

@@ -2,9 +2,11 @@
 import io
 import json
 import logging
+import pickle
 
 import pytest
 
+import framework.errors
 from framework import Framework, FrameworkError, create_error
 
 JSON_TYPE = "application/json; charset=utf-8"
@@ -195,3 +197,142 @@ def test_body_read_in_short_pieces_and_a_body_shorter_than_declared():
     assert short.status_code == 400
     assert payload(short) == {"statusCode": 400, "code": "FST_ERR_CTP_INVALID_CONTENT_LENGTH", "error": "Bad Request",
                               "message": "Request body size did not match Content-Length"}
+
+
+#: Every ``FrameworkError`` of ``framework.errors``, as the code defined them before the
+#: errors became one table (issue 21): name, code, status, message template, base classes.
+#: MethodNotAllowedError and FormBodyError were made in app.py and content_types.py.
+ERROR_CLASSES = [
+    ("FrameworkError", None, 500, "%s", ("Exception",)),
+    ("ValidationError", "FST_ERR_VALIDATION", 400, "%s", ("FrameworkError",)),
+    ("JsonBodyError", None, 400, "%s", ("FrameworkError",)),
+    ("InvalidMediaTypeError", "FST_ERR_CTP_INVALID_MEDIA_TYPE", 415, "Unsupported Media Type: %s", ("FrameworkError",)),
+    ("HookNotSupportedError", "FST_ERR_HOOK_NOT_SUPPORTED", 500, "%s hook not supported!", ("FrameworkError",)),
+    ("TypeSchemaError", "FST_ERR_TYPE_SCHEMA", 500, "%s", ("FrameworkError", "TypeError")),
+    ("AddressInUseError", "EADDRINUSE", 500, "address already in use: %s:%s is taken by another process; "
+     "stop it or listen on another port", ("FrameworkError", "OSError")),
+    ("SettingsError", "FST_ERR_SETTINGS", 500, "invalid settings (values are not shown):\n%s", ("FrameworkError",)),
+    ("BodyTooLargeError", "FST_ERR_CTP_BODY_TOO_LARGE", 413, "Request body is too large", ("FrameworkError",)),
+    ("InvalidContentLengthError", "FST_ERR_CTP_INVALID_CONTENT_LENGTH", 400,
+     "Request body size did not match Content-Length", ("FrameworkError",)),
+    ("EmptyJsonBodyError", "FST_ERR_CTP_EMPTY_JSON_BODY", 400,
+     "Body cannot be empty when content-type is set to 'application/json'", ("FrameworkError",)),
+    ("FormBodyError", "FST_ERR_CTP_INVALID_FORM", 400, "Invalid form body: %s", ("FrameworkError",)),
+    ("BadUrlError", "FST_ERR_BAD_URL", 400, "'%s' is not a valid url component", ("FrameworkError",)),
+    ("MethodNotAllowedError", "FST_ERR_METHOD_NOT_ALLOWED", 405, "Route %s:%s not allowed", ("FrameworkError",)),
+    ("BadStatusCodeError", "FST_ERR_BAD_STATUS_CODE", 500, "Called reply with an invalid status code: %s",
+     ("FrameworkError",)),
+    ("InvalidHeaderError", "FST_ERR_REP_INVALID_HEADER", 500, "Invalid value for header '%s': control characters "
+     "(CR, LF, NUL...) and text outside latin-1 are not allowed", ("FrameworkError",)),
+    ("InvalidHeaderNameError", "FST_ERR_REP_INVALID_HEADER_NAME", 500,
+     "Invalid header name %s: a header name is a token (letters, digits and !#$%%&'*+-.^_`|~)", ("FrameworkError",)),
+    ("SchemaMissingIdError", "FST_ERR_SCH_MISSING_ID", 500, "Missing schema $id property", ("FrameworkError",)),
+    ("SchemaAlreadyPresentError", "FST_ERR_SCH_ALREADY_PRESENT", 500, "Schema with id '%s' already declared!",
+     ("FrameworkError",)),
+    ("SchemaDuplicateError", "FST_ERR_SCH_DUPLICATE", 500, "Schema with '%s' already present!", ("FrameworkError",)),
+    ("SchemaValidationBuildError", "FST_ERR_SCH_VALIDATION_BUILD", 500,
+     "Failed building the validation schema for %s: %s, due to error %s", ("FrameworkError",)),
+    ("SchemaSerializationBuildError", "FST_ERR_SCH_SERIALIZATION_BUILD", 500,
+     "Failed building the serialization schema for %s: %s, due to error %s", ("FrameworkError",)),
+    ("ResponseSchemaKeyError", "FST_ERR_SCH_RESPONSE_SCHEMA_NOT_NESTED_2XX", 500,
+     "Response schema key '%s' is not a status code, a class like '2xx' or 'default'", ("FrameworkError",)),
+    ("SchemaUnknownKeyError", "FST_ERR_SCH_UNKNOWN_KEY", 500,
+     "The schema of route %s has unknown key(s) %s. Schema keys are: %s", ("FrameworkError",)),
+    ("DecoratorAlreadyPresentError", "FST_ERR_DEC_ALREADY_PRESENT", 500, "The decorator '%s' has already been added!",
+     ("FrameworkError",)),
+    ("DecoratorReservedError", "FST_ERR_DEC_RESERVED", 500,
+     "The decorator name '%s' is reserved: the %s already has an attribute of that name",
+     ("DecoratorAlreadyPresentError",)),
+    ("DecoratorMissingDependencyError", "FST_ERR_DEC_MISSING_DEPENDENCY", 500,
+     "The decorator is missing dependency '%s'.", ("FrameworkError",)),
+    ("DecoratorAfterStartError", "FST_ERR_DEC_AFTER_START", 500, "The decorator '%s' has been added after start!",
+     ("FrameworkError",)),
+    ("DecoratorReferenceTypeError", "FST_ERR_DEC_REFERENCE_TYPE", 500,
+     "The decorator '%s' of type '%s' is a reference type shared by every request: use None and set it in a "
+     "hook, or a property", ("FrameworkError",)),
+    ("HookInvalidTypeError", "FST_ERR_HOOK_INVALID_TYPE", 500, "The hook name must be a string", ("FrameworkError",)),
+    ("HookInvalidHandlerError", "FST_ERR_HOOK_INVALID_HANDLER", 500, "%s hook should be a function, instead got %s",
+     ("FrameworkError",)),
+    ("HookSignatureError", "FST_ERR_HOOK_SIGNATURE", 500,
+     "The %s hook %s cannot be called as %s (%s): declare it as def %s", ("FrameworkError",)),
+    ("RouteMissingHandlerError", "FST_ERR_ROUTE_MISSING_HANDLER", 500, 'Missing handler function for "%s:%s" route.',
+     ("FrameworkError",)),
+    ("RouteDuplicatedHandlerError", "FST_ERR_ROUTE_DUPLICATED_HANDLER", 500,
+     'Duplicate handler for "%s:%s" route is not allowed!', ("FrameworkError",)),
+    ("RouteMethodNotSupportedError", "FST_ERR_ROUTE_METHOD_NOT_SUPPORTED", 500, "%s method is not supported.",
+     ("FrameworkError",)),
+    ("RouteUnknownOptionError", "FST_ERR_ROUTE_UNKNOWN_OPTION", 500,
+     "Route %s: unknown option(s) %s. Route options are: %s; put your own data under config={...}",
+     ("FrameworkError",)),
+    ("RouteHandlerSignatureError", "FST_ERR_ROUTE_HANDLER_SIGNATURE", 500,
+     "The handler of route %s, %s, cannot be called as handler(request, reply) (%s): declare it as "
+     "def handler(request, reply)", ("FrameworkError",)),
+    ("RoutePathSyntaxError", "FST_ERR_ROUTE_PATH_SYNTAX", 500,
+     "Route path '%s' uses <name> or {name} for a parameter, which would match only that literal text: write "
+     "parameters as :name, use %s", ("FrameworkError",)),
+    ("RouteParameterNameError", "FST_ERR_ROUTE_PARAM_NAME", 500, "%s", ("FrameworkError",)),
+    ("RouteBodyValidationNotSupportedError", "FST_ERR_ROUTE_BODY_VALIDATION_SCHEMA_NOT_SUPPORTED", 500,
+     "Body validation schema for %s:%s route is not supported!", ("FrameworkError",)),
+    ("RouteBodyLimitError", "FST_ERR_ROUTE_BODY_LIMIT_OPTION_NOT_INT", 500,
+     "'body_limit' option must be a positive integer. Got '%s'", ("FrameworkError",)),
+    ("DuplicatedRouteError", "FST_ERR_DUPLICATED_ROUTE", 500, "Method '%s' already declared for route '%s'",
+     ("FrameworkError",)),
+    ("RouteParameterConflictError", "FST_ERR_DUPLICATED_ROUTE", 500,
+     "Route '%s %s' conflicts with '%s %s': they differ only in parameter names, so one would shadow the other. "
+     "Use the same parameter names as the first route", ("DuplicatedRouteError",)),
+    ("InstanceAlreadyStartedError", "FST_ERR_INSTANCE_ALREADY_LISTENING", 500,
+     "The application is already started (ready() has run). %s", ("FrameworkError",)),
+    ("ContentTypeParserAlreadyPresentError", "FST_ERR_CTP_ALREADY_PRESENT", 500,
+     "Content type parser '%s' already present.", ("FrameworkError",)),
+    ("ContentTypeParserInvalidError", "FST_ERR_CTP_INVALID_TYPE", 500,
+     "The content type should be a string, a list of strings or a compiled regex", ("FrameworkError",)),
+    ("PluginNotPresentError", "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE", 500,
+     "The decorator '%s' required by '%s' is not present in %s", ("FrameworkError",)),
+    ("PluginTimeoutError", "FST_ERR_PLUGIN_TIMEOUT", 500,
+     "Plugin did not start in time: '%s' did not call 'done' within %s s (Framework(plugin_timeout=...) sets "
+     "the limit)", ("FrameworkError",)),
+    ("PluginDependencyError", "FST_ERR_PLUGIN_DEPENDENCY", 500, "The dependency '%s' of plugin '%s' is not registered",
+     ("FrameworkError",)),
+]
+
+
+@pytest.mark.parametrize("name, code, status, message, bases", ERROR_CLASSES, ids=[row[0] for row in ERROR_CLASSES])
+def test_each_framework_error_keeps_its_name_code_status_message_and_bases(name, code, status, message, bases):
+    cls = getattr(framework.errors, name)
+    assert (cls.__name__, cls.__qualname__, cls.__module__) == (name, name, "framework.errors")
+    assert (cls.code, cls.status_code, cls.message_template) == (code, status, message)
+    assert tuple(base.__name__ for base in cls.__bases__) == bases
+    assert (vars(cls).get("__doc__") or "").strip(), f"{name} has no docstring of its own"
+
+
+def test_the_list_is_every_framework_error():
+    defined = {name for name, value in vars(framework.errors).items()
+               if isinstance(value, type) and issubclass(value, FrameworkError)}
+    assert defined == {row[0] for row in ERROR_CLASSES}
+
+
+def test_the_405_and_the_invalid_form_body_replies():
+    app = Framework(method_not_allowed=True)
+    app.get("/r", lambda request, reply: "ok")
+    app.post("/form", lambda request, reply: request.body)
+    assert payload(app.inject(method="DELETE", url="/r")) == {
+        "statusCode": 405, "code": "FST_ERR_METHOD_NOT_ALLOWED", "error": "Method Not Allowed",
+        "message": "Route DELETE:/r not allowed"}
+    form = app.inject(method="POST", url="/form", body="é=1".encode(),
+                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert payload(form) == {"statusCode": 400, "code": "FST_ERR_CTP_INVALID_FORM", "error": "Bad Request",
+                             "message": "Invalid form body: the body holds bytes outside ASCII: percent-encode them"}
+
+
+ItemNotFound = create_error("ITEM_NOT_FOUND", "item %s not found", 404, name="ItemNotFound",
+                            doc="No item has that id.")
+
+
+def test_create_error_names_and_documents_its_class_which_then_pickles():
+    assert (ItemNotFound.__name__, ItemNotFound.__module__, ItemNotFound.__doc__) == \
+        ("ItemNotFound", __name__, "No item has that id.")
+    copy = pickle.loads(pickle.dumps(ItemNotFound(7)))
+    assert type(copy) is ItemNotFound and (copy.status_code, copy.code, str(copy)) == \
+        (404, "ITEM_NOT_FOUND", "item 7 not found")
+    unnamed = create_error("MY_CODE", "x")
+    assert (unnamed.__name__, unnamed.__doc__, unnamed.status_code) == ("MY_CODE", None, 500)

@@ -1,10 +1,12 @@
 """framework.testing.fuzz: seeded faults are found (with a minimal example), the example app passes."""
+import pickle
+
 import hypothesis
 import pytest
 
 from framework import Framework
 from framework.errors import ValidationError
-from framework.testing.fuzzer import FuzzFailure, inline_refs, valid
+from framework.testing.fuzzer import FuzzFailure, RouteFailure, inline_refs, valid
 from framework.testing import fuzz
 from framework.validation import compile_schema
 from framework.validation.formats import NUMBER_FORMATS, STRING_FORMATS
@@ -242,3 +244,10 @@ def test_every_drawn_format_value_is_valid_by_our_validator(name, text):
             assert str(value).isascii() and str(value).isprintable()
 
     every_value_valid()
+
+
+def test_a_fuzz_failure_round_trips_through_pickle():
+    failure = FuzzFailure([RouteFailure("GET", "/ratio", "answered 500")])
+    copy = pickle.loads(pickle.dumps(failure))
+    assert type(copy) is FuzzFailure
+    assert (copy.failures, str(copy)) == ([RouteFailure("GET", "/ratio", "answered 500")], "GET /ratio: answered 500")

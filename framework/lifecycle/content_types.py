@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from ..http import encoding
 from ..http.media_types import MediaType, parse_media_type, parse_query_string
 from ..errors import (ContentTypeParserAlreadyPresentError, ContentTypeParserInvalidError,
-                     EmptyJsonBodyError, JsonBodyError, create_error)
+                     EmptyJsonBodyError, FormBodyError, JsonBodyError)
 
 if TYPE_CHECKING:
     from .request import Request
-
-FormBodyError = create_error("FST_ERR_CTP_INVALID_FORM", "Invalid form body: %s", 400)
 
 #: A body parser: ``parser(request, body_bytes)`` returns the parsed body (``request.body``).
 Parser = Callable[[Any, bytes], Any]

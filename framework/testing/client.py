@@ -89,7 +89,8 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
     ``framework.testing.fuzzer``): for requests valid by the route's own validators, no 5xx and no
     validation error (``FST_ERR_VALIDATION``), every 2xx body valid for its response
     schema, and at least one of them reaching the handler; for each invalid input, a 400
-    naming the part. Raises ``FuzzFailure`` with each failing route and its minimal example.
+    naming the part. Raises :class:`framework.testing.fuzzer.FuzzFailure` with each failing route
+    and its minimal example.
 
     ``headers`` go with every request; ``routes`` keeps the routes it accepts (a
     ``routes(route) -> bool`` function, or a collection of ``"METHOD /url"`` strings);

@@ -55,7 +55,6 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Generator, Mapping,
 from urllib.parse import quote
 
 from ..http import encoding
-from ..errors import FuzzFailure
 from .fuzz_formats import INTEGER_FORMATS, format_strategy
 from .injection import build_environ
 from ..lifecycle.inputs import BODY_SCHEMA_METHODS, InputValidation, Validate, is_content_map
@@ -94,6 +93,18 @@ class RouteFailure:
 
     def __str__(self) -> str:
         return f"{self.method} {self.url}: {self.message}"
+
+
+class FuzzFailure(AssertionError):
+    """``framework.testing.fuzz`` found routes that break their contract: ``failures``
+    lists them (``method``, ``url``, ``message`` with the minimal example)."""
+
+    def __init__(self, failures: list[RouteFailure]) -> None:
+        self.failures = failures
+        super().__init__("\n\n".join(str(failure) for failure in failures))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.failures,))
 
 
 @dataclass
