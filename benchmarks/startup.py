@@ -14,7 +14,7 @@ app and declaring the routes) and ``ready`` (compiling them); the reported
 time to ready is declare + ready.  It then times the first request (``POST /r0``);
 a second child, never readied, times its first request, which readies the app: the
 latency the first user of a worker pays when nothing readied it at boot (see the
-README's deployment section).  Memory is VmRSS after ``ready()`` (and the
+docs/guide/deployment.rst).  Memory is VmRSS after ``ready()`` (and the
 peak, VmHWM), from /proc (``process.memoryUsage().rss`` for Node).
 """
 

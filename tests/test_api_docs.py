@@ -1,5 +1,6 @@
-"""The API reference (docs/, Sphinx autodoc) builds with warnings as errors and covers
-every public name.
+"""The documentation site (docs/) builds with warnings as errors and every internal
+reference resolved, every example on its pages runs, and its API reference (Sphinx
+autodoc) covers every public name.
 
 The pages are built in this process, so autodoc documents the very ``framework`` and
 ``plugins`` the suite imports (under tox, the installed wheel: see conftest.py); then the
@@ -67,16 +68,17 @@ def read_inventory(path: Path) -> dict[str, set[str]]:
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, set[str]]]:
     out = tmp_path_factory.mktemp("api-docs")
     warnings = out / "warnings.txt"
-    status = build_main(["-W", "--keep-going", "-q", "-b", "html", "-d", str(out / "doctrees"),
+    # -n (nitpicky): a :doc:, :ref: or :class: that does not resolve is a warning, so an error.
+    status = build_main(["-W", "-n", "--keep-going", "-q", "-b", "html", "-d", str(out / "doctrees"),
                          "-w", str(warnings), str(DOCS), str(out / "html")])
     text = warnings.read_text(encoding="utf-8") if warnings.exists() else ""
-    assert status == 0 and not text.strip(), f"the API reference does not build cleanly:\n{text}"
+    assert status == 0 and not text.strip(), f"the documentation does not build cleanly:\n{text}"
     return out / "html", read_inventory(out / "html" / "objects.inv")
 
 
 def test_the_reference_documents_the_imported_package(built):
     html, _ = built
-    page = (html / "framework.html").read_text(encoding="utf-8")
+    page = (html / "reference" / "framework.html").read_text(encoding="utf-8")
     assert "framework.Framework" in page
     assert (html / "index.html").is_file()
 
@@ -86,8 +88,8 @@ def test_every_public_name_is_in_the_reference(built, module_name):
     _, inventory = built
     module = importlib.import_module(module_name)
     assert "py:module" in inventory.get(module_name, set()), (
-        f"{module_name} has no page: add docs/{module_name}.rst (automodule, :members:) and list it "
-        "in docs/index.rst")
+        f"{module_name} has no page: add docs/reference/{module_name}.rst (automodule, :members:) "
+        "and list it in docs/index.rst")
     missing = [name for name in public_names(module) if f"{module_name}.{name}" not in inventory]
     assert missing == [], f"not in the API reference (a docstring missing?): {module_name}: {missing}"
 
@@ -120,23 +122,50 @@ def test_public_methods_of_public_classes_are_in_the_reference(built, module_nam
     assert missing == [], f"not in the API reference (a docstring missing?): {module_name}: {missing}"
 
 
-def test_the_readme_links_the_reference_and_says_how_to_build_it():
+def test_the_readme_links_the_documentation_and_says_how_to_build_it():
     readme = (ROOT / "README.rst").read_text(encoding="utf-8")
     assert "Documentation\n-------------\n" in readme
-    assert "python -m sphinx -W --keep-going -b html docs docs/_build/html" in readme
+    assert "python -m sphinx -W -n --keep-going -b html docs docs/_build/html" in readme
     assert "docs/index.rst" in readme
 
 
-#: The pages written as prose (not generated from docstrings, whose examples
-#: tests/test_docs.py runs in their modules' namespaces).
-GUIDE_PAGES = ["tutorial.rst"]
+def pages() -> list[Path]:
+    return sorted(path for path in DOCS.rglob("*.rst") if "_build" not in path.relative_to(DOCS).parts)
 
 
-def test_the_guide_pages_examples_run(tmp_path):
-    """Sphinx's doctest builder runs every ``>>>`` example of the guide's pages."""
+def test_every_page_is_in_a_toctree(built):
+    """Reachable from index.rst through the toctrees (Sphinx's "document isn't included in
+    any toctree" warning already fails the build: this names the page)."""
+    html, _ = built
+    built_pages = {path.relative_to(html).with_suffix("").as_posix() for path in html.rglob("*.html")}
+    sources = {path.relative_to(DOCS).with_suffix("").as_posix() for path in pages()}
+    assert sources <= built_pages
+    index = (DOCS / "index.rst").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^   (\S+)$", index, re.MULTILINE))
+    assert sources - {"index"} <= listed, f"pages missing from docs/index.rst: {sorted(sources - {'index'} - listed)}"
+
+
+def test_no_page_has_untested_python():
+    """Python on a page is ``>>>`` examples or ``.. testcode::``, which the doctest builder
+    runs: a ``code-block:: python`` is not run, so it is refused."""
+    untested = [f"{path.relative_to(ROOT)}:{text[:match.start()].count(chr(10)) + 1}"
+                for path in pages() for text in [path.read_text(encoding="utf-8")]
+                for match in re.finditer(r"^\s*\.\. (code-block|code|sourcecode|highlight)::\s*(python3?|py|pycon)\s*$",
+                                         text, re.MULTILINE)]
+    assert untested == [], f"untested Python (use >>> or .. testcode::): {untested}"
+
+
+def test_every_example_of_every_page_runs(tmp_path):
+    """Sphinx's doctest builder runs every ``>>>`` example and ``testcode`` block of every
+    page (the reference's docstring examples in their module's namespace: see conf.py)."""
     status = build_main(["-W", "--keep-going", "-q", "-b", "doctest", "-d", str(tmp_path / "doctrees"),
-                         str(DOCS), str(tmp_path / "doctest"), *(str(DOCS / page) for page in GUIDE_PAGES)])
+                         str(DOCS), str(tmp_path / "doctest")])
     report = (tmp_path / "doctest" / "output.txt").read_text(encoding="utf-8")
     assert status == 0, report
-    tried = re.search(r"^\s*(\d+) tests", report, re.MULTILINE)
-    assert tried and int(tried.group(1)) >= 20 and "0 failures in tests" in report, report
+    tried = re.search(r"^Doctest summary\n=+\n\s*(\d+) tests$", report, re.MULTILINE)
+    assert tried and int(tried.group(1)) >= 130, report
+    for phase in ("tests", "setup code", "cleanup code"):
+        assert f" 0 failures in {phase}" in report, report
+    documents = set(re.findall(r"^Document: (\S+)$", report, re.MULTILINE))
+    for page in ("tutorial", "guide/streaming-files", "plugins/cors", "reference/framework.typegen"):
+        assert page in documents, f"{page}'s examples did not run:\n{report}"

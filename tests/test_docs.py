@@ -1,4 +1,4 @@
-"""The examples in README.rst and in the public docstrings run as written."""
+"""The examples in README.rst and in the public docstrings run as written (the pages under\ndocs/ are run by Sphinx's doctest builder: tests/test_api_docs.py), and the README stays a\nlanding page whose links into docs/ hold."""
 import doctest
 import re
 import textwrap
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_readme_examples():
     result = doctest.testfile(str(ROOT / "README.rst"), module_relative=False, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 10
+    assert result.attempted >= 7
     assert result.failed == 0
 
 
@@ -24,15 +24,6 @@ def test_docstring_examples():
     for module in (framework.app, framework.errors, framework.validation, framework.schemas.typeschema):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
-
-
-def test_readme_shows_the_example_commands_and_outputs_the_server_test_checks():
-    from test_example_app import README_EXAMPLES, README_WRAPPED_EXAMPLES
-    readme = (ROOT / "README.rst").read_text()
-    for example in README_EXAMPLES + README_WRAPPED_EXAMPLES:
-        shown = "$ " + example["curl"] + "\n" + "".join(
-            "    " + line + "\n" if line else "\n" for line in example["output"].rstrip("\n").split("\n"))
-        assert "    " + shown in readme, example["curl"]
 
 
 def test_readme_is_valid_restructuredtext():
@@ -47,44 +38,53 @@ def test_readme_is_valid_restructuredtext():
     assert warnings.getvalue() == ""
 
 
-def readme_blocks(kind: str) -> list[str]:
-    """The README's ``.. code-block:: python`` blocks (``kind="python"``), or its literal
-    ``::`` blocks (``kind="literal"``), dedented."""
+def test_the_readme_is_a_landing_page_under_300_lines():
+    """The guide lives in docs/; the README says what the project is and points there."""
+    lines = (ROOT / "README.rst").read_text().count("\n")
+    assert lines < 300, f"README.rst has {lines} lines: move the text into a page under docs/"
+
+
+def test_the_readme_has_no_untested_python():
+    """Its Python is ``>>>`` examples, which run above: no ``code-block:: python``."""
     readme = (ROOT / "README.rst").read_text()
-    opening = r"^\.\. code-block:: python\n\n" if kind == "python" else r"(?<!code-block:: python)::\n\n"
-    return [textwrap.dedent(block) for block in re.findall(opening + r"((?:(?:    .*)?\n)+)", readme, re.MULTILINE)]
+    assert not re.search(r"^\.\. (code-block|code|sourcecode):: *(python|py|python3)\s*$", readme, re.MULTILINE)
 
 
-PYTHON_BLOCKS = readme_blocks("python")
+def test_the_readme_links_into_docs_name_files_that_exist():
+    """The site is not hosted: the README links the pages' sources in the repository."""
+    readme = (ROOT / "README.rst").read_text()
+    links = set(re.findall(r"^\.\. _[^:]+: (\S+)$", readme, re.MULTILINE)) | set(
+        re.findall(r"`[^`<]*<([^`>]+)>`_", readme))
+    into_docs = sorted(link for link in links if link.startswith("docs/"))
+    assert len(into_docs) >= 20, into_docs
+    missing = [link for link in into_docs if not (ROOT / link).is_file()]
+    assert missing == [], f"README.rst links to files that do not exist: {missing}"
+    images = re.findall(r"^\.\. image:: (\S+)$", readme, re.MULTILINE)
+    assert images and all((ROOT / image).is_file() for image in images), images
 
 
-def test_every_python_block_of_the_readme_is_run_below():
-    assert len(PYTHON_BLOCKS) == (ROOT / "README.rst").read_text().count(".. code-block:: python") == 5
+def typed_example_excerpts() -> list[tuple[str, str]]:
+    """The literal (``::``) blocks of Python lines in the README and the docs that quote
+    ``examples/typed_app.py``, as ``(file, block)`` dedented."""
+    excerpts = []
+    for path in [ROOT / "README.rst", *sorted((ROOT / "docs").rglob("*.rst"))]:
+        text = path.read_text()
+        for block in re.findall(r"(?<!code-block:: python)::\n\n((?:(?:    .*)?\n)+)", text):
+            if "from framework.request import" in block:
+                excerpts.append((str(path.relative_to(ROOT)), textwrap.dedent(block)))
+    return excerpts
 
 
-@pytest.mark.parametrize("source", PYTHON_BLOCKS, ids=lambda source: source.split("import ")[1].split()[0])
-def test_readme_python_block_runs_as_written(source):
-    """Each block runs on its own (imports included) and its application readies: the
-    doctests above cover the README's other examples."""
-    namespace: dict = {}
-    if "app = Framework(" not in source:  # a block continuing the application above it
-        from framework import Framework
-        namespace["app"] = Framework()
-    exec(compile(source, "README.rst", "exec"), namespace)
-    app = namespace["app"]
-    app.ready()
-    app.close()
-
-
-def test_readme_literal_python_blocks_are_excerpts_of_the_typed_example():
+def test_literal_python_blocks_are_excerpts_of_the_typed_example():
     """A literal block of Python lines is an excerpt of ``examples/typed_app.py`` (which CI
     type-checks): line for line, in order."""
-    example = (ROOT / "examples" / "typed_app.py").read_text()
-    excerpts = [block for block in readme_blocks("literal") if "from framework.request import" in block]
-    assert len(excerpts) == 1
-    lines = [line.strip() for line in excerpts[0].splitlines() if line.strip()]
-    position = 0
-    for line in lines:
-        found = [n for n, text in enumerate(example.splitlines()) if text.strip() == line and n >= position]
-        assert found, line
-        position = found[0]
+    excerpts = typed_example_excerpts()
+    if not excerpts:
+        pytest.skip("no page quotes examples/typed_app.py")
+    example = (ROOT / "examples" / "typed_app.py").read_text().splitlines()
+    for page, excerpt in excerpts:
+        position = 0
+        for line in (line.strip() for line in excerpt.splitlines() if line.strip()):
+            found = [n for n, text in enumerate(example) if text.strip() == line and n >= position]
+            assert found, (page, line)
+            position = found[0]

@@ -1,6 +1,7 @@
-"""The example application served by gunicorn, checked with the README's curl commands.
+"""The example application served by gunicorn, checked with the curl commands of its page,
+docs/guide/example-app.rst.
 
-``README_EXAMPLES`` and ``README_WRAPPED_EXAMPLES`` hold the README's commands (against
+``TRANSCRIPT`` and ``WRAPPED_TRANSCRIPT`` hold the page's commands (against
 port 3000) and their exact outputs, in order (the item ids depend on it). The tests send
 the same requests with urllib to a gunicorn started on a free port and compare the
 output curl would print; when curl is installed, the commands themselves are run too.
@@ -24,18 +25,19 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SUPPORT_PATH  # the repository root, or examples/ alone under tox (see conftest)
+# ROOT: the checkout (docs/); SUPPORT_PATH: the repository root, or examples/ alone under tox (see conftest)
+from conftest import ROOT, SUPPORT_PATH
 from test_server import held_requests
 
-README_HOST = "127.0.0.1:3000"
+TRANSCRIPT_HOST = "127.0.0.1:3000"
 
-#: curl's -w formats used in the README: body then status; or status then the challenge.
+#: curl's -w formats used on the page: body then status; or status then the challenge.
 BODY_AND_STATUS = r"-w '\n%{http_code}\n'"
 STATUS_AND_CHALLENGE = r"-o /dev/null -w '%{http_code} %header{www-authenticate}\n'"
 
-# Each entry: the curl command as the README prints it, the request it sends, and the
+# Each entry: the curl command as the page prints it, the request it sends, and the
 # exact output. Start the server with: gunicorn examples.app:app --bind 127.0.0.1:3000
-README_EXAMPLES = [
+TRANSCRIPT = [
     {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/child",
      "method": "GET", "path": "/child", "headers": {}, "data": None,
      "output": '{"root_decorator":"root","child_decorator":"child"}\n200\n'},
@@ -101,7 +103,7 @@ README_EXAMPLES = [
 
 # Start the server with: EXAMPLE_WRAP_GRANDCHILD=1 gunicorn examples.app:app --bind 127.0.0.1:3000
 # (or gunicorn examples.app_wrapped:app --bind 127.0.0.1:3000)
-README_WRAPPED_EXAMPLES = [
+WRAPPED_TRANSCRIPT = [
     {"curl": r"curl -s -w '\n%{http_code}\n' http://127.0.0.1:3000/child",
      "method": "GET", "path": "/child", "headers": {}, "data": None,
      "output": '{"root_decorator":"root","child_decorator":"child","grandchild_decorator":"grandchild"}\n200\n'},
@@ -121,7 +123,7 @@ def curl_command(example: dict) -> str:
     parts += [f"-H {shlex.quote(f'{k}: {v}')}" for k, v in example["headers"].items()]
     if example["data"] is not None:
         parts.append(f"-d {shlex.quote(example['data'])}")
-    parts.append(shlex.quote(f"http://{README_HOST}{example['path']}"))
+    parts.append(shlex.quote(f"http://{TRANSCRIPT_HOST}{example['path']}"))
     return " ".join(parts)
 
 
@@ -151,7 +153,7 @@ def _request(base: str, method: str, path: str, headers: dict, data: str | None,
             return error.code, error.read(), {k.lower(): v for k, v in error.headers.items()}
 
 
-#: The README runs the example on four workers: each request may reach any of them.
+#: The page runs the example on four workers: each request may reach any of them.
 WORKERS = 4
 
 
@@ -254,14 +256,27 @@ def run_examples(server: Server, examples: list[dict]) -> None:
 
 # ------------------------------------------------------------------- tests
 
-@pytest.mark.parametrize("example", README_EXAMPLES + README_WRAPPED_EXAMPLES, ids=lambda e: e["curl"][8:70])
-def test_readme_commands_match_their_fields(example):
+def test_the_example_page_shows_the_commands_and_outputs_checked_here():
+    """docs/guide/example-app.rst shows each command and its exact output, in this order,
+    in its literal blocks (indented four spaces)."""
+    page = (ROOT / "docs" / "guide" / "example-app.rst").read_text(encoding="utf-8")
+    position = 0
+    for example in TRANSCRIPT + WRAPPED_TRANSCRIPT:
+        shown = "    $ " + example["curl"] + "\n" + "".join(
+            "    " + line + "\n" if line else "\n" for line in example["output"].rstrip("\n").split("\n"))
+        found = page.find(shown, position)
+        assert found >= 0, f"docs/guide/example-app.rst does not show, in order: {example['curl']}"
+        position = found + len(shown)
+
+
+@pytest.mark.parametrize("example", TRANSCRIPT + WRAPPED_TRANSCRIPT, ids=lambda e: e["curl"][8:70])
+def test_transcript_commands_match_their_fields(example):
     assert example["curl"] == curl_command(example)
 
 
-def test_readme_examples(serve):
+def test_transcript(serve):
     server = serve()
-    run_examples(server, README_EXAMPLES)
+    run_examples(server, TRANSCRIPT)
     # The key never appears in the challenge, and siblings of /private stay public.
     status, body, headers = _request(server.base, "GET", "/private", {"Authorization": "Bearer sneaky"}, None)
     assert status == 401 and "sneaky" not in headers["www-authenticate"] and b"sneaky" not in body
@@ -301,7 +316,7 @@ def test_every_worker_sees_the_same_items(serve):
 
 def test_wrapped_grandchild_and_api_keys_from_the_environment(serve):
     server = serve(EXAMPLE_WRAP_GRANDCHILD="1", API_KEYS="alpha, beta")
-    run_examples(server, README_WRAPPED_EXAMPLES)
+    run_examples(server, WRAPPED_TRANSCRIPT)
     assert _request(server.base, "GET", "/private", {"Authorization": "Bearer demo-key"}, None)[0] == 401
     status, body, _ = _request(server.base, "GET", "/private", {"Authorization": "Bearer beta"}, None)
     assert (status, json.loads(body)) == (200, {"root_decorator": "root"})
@@ -309,14 +324,14 @@ def test_wrapped_grandchild_and_api_keys_from_the_environment(serve):
 
 def test_app_wrapped_module(serve):
     server = serve("examples.app_wrapped:app")
-    run_examples(server, README_WRAPPED_EXAMPLES)
+    run_examples(server, WRAPPED_TRANSCRIPT)
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed: README commands not run literally")
-def test_readme_curl_commands_literally(serve):
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed: the page's commands not run literally")
+def test_transcript_curl_commands_literally(serve):
     server = serve()
-    for example in README_EXAMPLES:
-        command = example["curl"].replace(README_HOST, f"127.0.0.1:{server.port}")
+    for example in TRANSCRIPT:
+        command = example["curl"].replace(TRANSCRIPT_HOST, f"127.0.0.1:{server.port}")
         result = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=20)
         assert result.stdout == example["output"], command
 

@@ -15,7 +15,7 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg", reason="psycopg 3 is not installed (pip install 'framework[postgres]')")
 
-from test_example_app import README_EXAMPLES, Server, run_examples  # noqa: E402
+from test_example_app import TRANSCRIPT, Server, run_examples  # noqa: E402
 
 
 def _binary(name: str) -> str | None:
@@ -82,6 +82,6 @@ def test_readme_transcript_on_postgres_with_four_gunicorn_workers(database):
     server = Server("examples.app:app", {"DATABASE_URL": database})
     try:
         server.wait_ready()
-        run_examples(server, README_EXAMPLES)
+        run_examples(server, TRANSCRIPT)
     finally:
         server.stop()

@@ -817,7 +817,7 @@ def app_schemas(app: Context) -> dict[str, Schema]:
 
     Each context's shared schemas (``get_schemas()``: its own and its ancestors') are
     gathered, breadth first; an ``$id`` two encapsulated contexts declare with different
-    schemas raises :class:`TypegenError`.
+    schemas raises :class:`~framework.errors.TypegenError`.
     """
     found: dict[str, Schema] = {}
     for context in app.walk():

@@ -96,7 +96,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     Its type arguments say what ``body``, ``query``, ``params`` and ``headers`` hold after
     validation, for type checkers and for the route: ``def create(request:
     Request[ItemIn], reply: Reply) -> ItemOut`` validates the body as ``ItemIn`` and
-    serializes the reply as ``ItemOut`` (see "Typed handlers" in the README).
+    serializes the reply as ``ItemOut`` (see docs/guide/typed-handlers.rst).
     """
 
     #: Names set on every request: a decorator may not take them.
