@@ -1,5 +1,5 @@
 """The request and its type parameters. This path keeps working; the module is
-:mod:`framework.lifecycle.request`."""
+``framework.lifecycle.request``."""
 from .lifecycle.request import BodyT, HeadersT, ParamsT, QueryT, Request
 
 __all__ = ["Request", "BodyT", "QueryT", "ParamsT", "HeadersT"]
