@@ -42,49 +42,98 @@ def _trees() -> dict[str, ast.Module]:
 TREES = _trees()
 
 
-def _runtime_nodes(node: ast.AST):
-    """Every node below ``node``, skipping ``if TYPE_CHECKING:`` blocks."""
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-            continue
-        yield child
-        yield from _runtime_nodes(child)
-
-
-def _imports(name: str) -> set[str]:
+def _import_edges(name: str) -> set[str]:
+    """The framework modules ``name`` imports, by any import statement: at the top, inside a
+    function, or under ``if TYPE_CHECKING:`` (a type-only import ties modules together too)."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
-    for node in _runtime_nodes(TREES[name]):
+    for node in ast.walk(TREES[name]):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            candidates = ([target] if node.module else []) + [f"{target}.{alias.name}" for alias in node.names]
-            found.update(c for c in candidates if c in MODULES and c != name)
+            # ``from .package import module`` imports the module, ``from .module import name``
+            # the module. (Any module runs its packages' __init__ first: not an edge of its own.)
+            submodules = {f"{target}.{alias.name}" for alias in node.names} & MODULES.keys()
+            found.update(submodules or ({target} & MODULES.keys()))
         elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name in MODULES and alias.name != name)
+            found.update(alias.name for alias in node.names if alias.name in MODULES)
+    found.discard(name)
     return found
 
 
-def test_no_import_cycle_among_framework_modules():
-    graph = {name: _imports(name) for name in MODULES}
-    # A package's __init__ re-exports its modules: an edge into a package means its __init__.
+#: The package's layers, top to bottom: a module imports modules of its own layer or of a
+#: lower one, never of a higher one, not even for typing. In a layer marked independent,
+#: each package stands alone and imports none of its siblings (the validator and the
+#: serializer each take what they need from the other as an argument).
+LAYERS: list[tuple[str, tuple[str, ...], bool]] = [
+    ("entry points and public re-exports", (
+        "framework", "framework.__main__", "framework.wsgi", "framework.gunicorn_conf", "framework.serving.cli",
+        "framework.request", "framework.typeschema", "framework.typegen"), False),
+    ("the application", ("framework.app",), False),
+    ("tools: serving, testing, devtools, settings", (
+        "framework.serving", "framework.testing", "framework.devtools", "framework.settings"), True),
+    ("core: the context tree and declared routes", (
+        "framework.context", "framework.loader", "framework.decorators", "framework.route",
+        "framework.mount", "framework.state", "framework.failed_start"), False),
+    ("lifecycle", ("framework.lifecycle",), False),
+    ("engines", ("framework.validation", "framework.serialization", "framework.routing"), True),
+    ("the wire and schemas", ("framework.http", "framework.schemas"), True),
+    ("bottom", ("framework.errors", "framework.undefined", "framework.names", "framework.signatures"), True),
+]
+
+
+def _layer_of(module: str) -> tuple[int, str]:
+    """``(layer index, table entry)`` of a module: the longest entry it is, or is inside
+    (``framework`` itself is only the package's ``__init__``)."""
+    found = [(index, entry) for index, (_, entries, _) in enumerate(LAYERS) for entry in entries
+             if module == entry or (entry != "framework" and module.startswith(entry + "."))]
+    assert found, f"{module} is in no layer: add it to LAYERS"
+    return max(found, key=lambda item: len(item[1]))
+
+
+FRAMEWORK_MODULES = sorted(name for name in MODULES if not name.startswith("framework.plugins"))
+GRAPH = {name: _import_edges(name) for name in FRAMEWORK_MODULES}
+
+
+def test_every_module_is_in_a_layer():
+    for name in FRAMEWORK_MODULES:
+        _layer_of(name)
+
+
+def test_no_module_imports_a_higher_layer_or_an_independent_sibling():
+    wrong = []
+    for name, targets in GRAPH.items():
+        layer, entry = _layer_of(name)
+        for target in sorted(targets):
+            if target.startswith("framework.plugins"):
+                wrong.append(f"{name} -> {target} (the framework never imports a plugin)")
+                continue
+            target_layer, target_entry = _layer_of(target)
+            if target_layer < layer:
+                wrong.append(f"{name} ({LAYERS[layer][0]}) -> {target} ({LAYERS[target_layer][0]})")
+            elif target_layer == layer and LAYERS[layer][2] and target_entry != entry:
+                wrong.append(f"{name} -> {target} (independent siblings in {LAYERS[layer][0]})")
+    assert wrong == []
+
+
+def test_no_import_cycle_of_any_kind_among_framework_modules():
     cycles = []
     state: dict[str, int] = {}
 
     def visit(node: str, path: list[str]) -> None:
         state[node] = 1
-        for target in sorted(graph[node]):
+        for target in sorted(GRAPH[node] & GRAPH.keys()):
             if state.get(target) == 1:
-                cycles.append(path[path.index(target):] + [target])
+                cycles.append(" -> ".join(path[path.index(target):] + [target]))
             elif target not in state:
                 visit(target, path + [target])
         state[node] = 2
 
-    for name in sorted(graph):
+    for name in sorted(GRAPH):
         if name not in state:
             visit(name, [name])
     assert cycles == []
