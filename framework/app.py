@@ -35,7 +35,8 @@ from .state import AppState
 if TYPE_CHECKING:
     from .lifecycle.reply import Reply
     from .lifecycle.request import Request
-    from .testing.client import InjectResponse
+    from .devtools.explain import Explanation
+    from .http.injected import InjectResponse
 
 StartResponse = Callable[..., Any]
 #: ``Framework(trust_proxy=...)``: ``False``/``None`` (the default: forwarded headers are
@@ -94,7 +95,7 @@ class Framework(Context):
         if gen_request_id is not None and not callable(gen_request_id):
             raise TypeError(f"gen_request_id must be callable, got {gen_request_id!r}")
         header = check_request_id_header(request_id_header)
-        state = AppState(self, body_limit=body_limit, lazy=lazy, logger=_logger(logger),
+        state = AppState(body_limit=body_limit, lazy=lazy, logger=_logger(logger),
                          plugin_timeout=float(plugin_timeout), validator_options=validator,
                          request_id=request_id_reader(header, gen_request_id), request_id_header=header,
                          request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy),
@@ -108,7 +109,7 @@ class Framework(Context):
         #: method_not_allowed=True: the route answering 405 / OPTIONS 204 with Allow; set at ready().
         self._method_not_allowed = method_not_allowed
         self._not_allowed_route: CompiledRoute | None = None
-        super().__init__(state, None, "root", "")
+        super().__init__(state, None, "root", "", application=self)
         self._schema_error_formatter = schema_error_formatter
         self._compile_lock = threading.Lock()
         #: Set (once, logged) when a request finds that the application could not start.
@@ -330,7 +331,16 @@ class Framework(Context):
         """Serve on gunicorn (the default) or granian (``server="granian"``); blocks until stopped.
         ``callback(None)`` runs once listening, ``callback(error)`` on failure."""
         from .serving.server import serve
-        serve(self, port=port, host=host, callback=callback, workers=workers, server=server)
+        serve(self, port=port, host=host, callback=callback, workers=workers, server=server,
+              on_listen=self._listening)
+
+    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> "Explanation":
+        """The compiled path of one request, without sending it: the route and params, the
+        hooks in run order with the plugin and context that added each, the decorators,
+        validators, serializers, error handlers and not-found handler (readies the
+        application). A dict; ``str()`` renders it (see ``framework.devtools.explain``)."""
+        from .devtools.explain import explain
+        return explain(self, method, url, headers)
 
     # Trees.
     def print_routes(self) -> str:

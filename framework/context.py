@@ -33,11 +33,9 @@ from .routing.router import expand_optional, join_prefix, normalize_prefix
 from .schemas.store import SchemaStore
 
 if TYPE_CHECKING:
-    from .app import Framework
-    from .devtools.explain import Explanation
+    from .http.injected import InjectResponse
     from .mount import WSGIApp
     from .state import AppState
-    from .testing.client import InjectResponse
 
 #: A route handler: ``handler(request, reply)``. Its own annotations are kept (and may
 #: declare the route's schemas: ``Request[Body, Query, Params, Headers]`` and the return type).
@@ -116,6 +114,36 @@ class Scope:
     hooks: Callable[[str], list[Callable[..., Any]]]
 
 
+class Application(Protocol):
+    """The whole-application verbs, as the root (``Framework``) implements them.
+
+    Every context offers them (Fastify's plugin instances have them) and hands them to
+    the root it was built under. The root is typed by this Protocol rather than by
+    ``Framework``, so that the core never imports the application, nor the tools
+    (testing, serving, devtools) that the application uses to implement them; what they
+    return is typed at or below the core (``explain`` returns
+    :class:`framework.devtools.explain.Explanation`, a ``dict``).
+    """
+
+    def ready(self) -> "Context": ...
+
+    def close(self) -> None: ...
+
+    def inject(self, method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
+               query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
+               **environ_overrides: Any) -> "InjectResponse": ...
+
+    def listen(self, port: int = 3000, host: str = "127.0.0.1",
+               callback: Callable[[Exception | None], Any] | None = None, workers: int = 1,
+               server: str = "gunicorn") -> None: ...
+
+    def print_routes(self) -> str: ...
+
+    def print_plugins(self) -> str: ...
+
+    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> dict[str, Any]: ...
+
+
 class Context:
     """A node of the context tree: the root (``Framework``) or a registered plugin's instance.
 
@@ -123,8 +151,13 @@ class Context:
     ``print_routes()`` and ``print_plugins()`` act on the whole application, as in Fastify.
     """
 
-    def __init__(self, state: "AppState", parent: "Context | None", name: str, prefix: str) -> None:
+    def __init__(self, state: "AppState", parent: "Context | None", name: str, prefix: str,
+                 application: Application | None = None) -> None:
         self._state = state
+        # The root passes itself as the application; every descendant shares its parent's.
+        found = parent._app if parent is not None else application
+        assert found is not None, "the root context is given its application"
+        self._app: Application = found
         self._parent = parent
         self._name = name
         self._prefix = prefix
@@ -212,42 +245,41 @@ class Context:
         return self._not_found_handler
 
     # The whole application (as in Fastify, these act on the root whichever context they are called on).
-    def ready(self) -> "Framework":
+    def ready(self) -> "Context":
         """Load every plugin, compile every route, run ``on_ready`` hooks (see ``Framework.ready``);
         returns the application."""
-        return self._state.app.ready()
+        return self._app.ready()
 
     def close(self) -> None:
         """Run every ``on_close`` hook (see ``Framework.close``)."""
-        self._state.app.close()
+        self._app.close()
 
     def inject(self, method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
                query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
                **environ_overrides: Any) -> "InjectResponse":
         """Run one request through the application without a socket (see ``framework.testing``)."""
-        return self._state.app.inject(method, url, headers, query, json, body, **environ_overrides)
+        return self._app.inject(method, url, headers, query, json, body, **environ_overrides)
 
     def listen(self, port: int = 3000, host: str = "127.0.0.1",
                callback: Callable[[Exception | None], Any] | None = None, workers: int = 1,
                server: str = "gunicorn") -> None:
         """Serve the application (see ``Framework.listen``)."""
-        self._state.app.listen(port, host, callback, workers, server)
+        self._app.listen(port, host, callback, workers, server)
 
     def print_routes(self) -> str:
         """The application's route tree as text."""
-        return self._state.app.print_routes()
+        return self._app.print_routes()
 
     def print_plugins(self) -> str:
         """The application's plugin tree with load times."""
-        return self._state.app.print_plugins()
+        return self._app.print_plugins()
 
-    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> "Explanation":
+    def explain(self, method: str, url: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
         """The compiled path of one request, without sending it: the route and params, the
         hooks in run order with the plugin and context that added each, the decorators,
         validators, serializers, error handlers and not-found handler (readies the
         application). A dict; ``str()`` renders it (see ``framework.devtools.explain``)."""
-        from .devtools.explain import explain
-        return explain(self._state.app, method, url, headers)
+        return self._app.explain(method, url, headers)
 
     # Plugins.
     def register(self, plugin_fn: Callable[..., Any],
@@ -538,4 +570,4 @@ class RouteDecorator:
 
 _RESERVED_INSTANCE_NAMES = frozenset(dir(Context))
 
-__all__ = ["Context", "Scope"]
+__all__ = ["Application", "Context", "Scope"]

@@ -16,7 +16,6 @@ from .routing.router import Router
 from .validation import ValidatorEngine
 
 if TYPE_CHECKING:
-    from .app import Framework
     from .context import Context, RouteDecorator
     from .lifecycle.error_handling import NotFoundRoutes
     from .http.proxy import ProxyTrust
@@ -26,12 +25,11 @@ if TYPE_CHECKING:
 class AppState:
     """The application-wide state behind every context of one app."""
 
-    def __init__(self, app: "Framework", *, body_limit: int, lazy: bool, logger: logging.Logger,
+    def __init__(self, *, body_limit: int, lazy: bool, logger: logging.Logger,
                  plugin_timeout: float, validator_options: dict[str, Any],
                  request_id: Callable[[Any], str], request_id_header: str | None = None,
                  request_logging: bool = False, proxy: "ProxyTrust | None" = None,
                  max_body_depth: int = 128, coerce_body: bool = True) -> None:
-        self.app = app
         self.body_limit = body_limit
         self.lazy = lazy
         self.logger = logger

@@ -43,7 +43,7 @@ is its text form, which ``python -m framework explain module:app GET /url`` prin
 # pyright: reportPrivateUsage=false
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
 from ..lifecycle.body_parsing import BodyParsing
@@ -55,12 +55,25 @@ from ..lifecycle.request_log import EchoRequestId, LogIncoming
 from ..schemas.store import is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
-    from ..app import Framework
-    from ..lifecycle.compiled_route import CompiledRoute
     from ..context import Context
+    from ..lifecycle.compiled_route import CompiledRoute
+    from ..route import Route
     from ..state import AppState
 
 REPLY_HOOKS = ("pre_serialization", "on_send", "on_response")
+
+
+class ExplainedApp(Protocol):
+    """What ``explain`` reads of the application (``Framework`` is one): its state, the
+    405 answer and the compiled form of a route. Typed structurally so that the devtools
+    sit below the application and never import it."""
+
+    _state: "AppState"
+    _not_allowed_route: "CompiledRoute | None"
+
+    def ready(self) -> object: ...
+
+    def _compiled(self, route: "Route") -> "CompiledRoute": ...
 
 
 class Explanation(dict[str, Any]):
@@ -108,7 +121,7 @@ def hooks_with_owners(route: "CompiledRoute", name: str) -> list[dict[str, str]]
     return found
 
 
-def explain(app: "Framework", method: str, url: str, headers: dict[str, str] | None = None) -> Explanation:
+def explain(app: ExplainedApp, method: str, url: str, headers: dict[str, str] | None = None) -> Explanation:
     """See the module's documentation."""
     app.ready()
     state = app._state

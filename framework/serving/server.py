@@ -11,22 +11,34 @@ import os
 import socket
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Protocol
 
 from ..errors import AddressInUseError
 
 if TYPE_CHECKING:
-    from ..app import Framework
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
 
 #: ``listen()``'s callback: ``callback(None)`` once listening, ``callback(error)`` on failure.
 Callback = Optional[Callable[[Optional[Exception]], Any]]
 
 
-def serve(app: "Framework", *, port: int = 3000, host: str = "127.0.0.1", callback: Callback = None,
-          workers: int = 1, server: str = "gunicorn") -> None:
+class ServedApp(Protocol):
+    """What the servers use of the application (``Framework`` is one): a WSGI callable that
+    is readied before the workers fork and closed once they have stopped. Typed
+    structurally so that serving sits below the application and never imports it."""
+
+    def __call__(self, environ: "WSGIEnvironment", start_response: "StartResponse", /) -> Iterable[bytes]: ...
+
+    def ready(self) -> object: ...
+
+    def close(self) -> None: ...
+
+
+def serve(app: ServedApp, *, port: int = 3000, host: str = "127.0.0.1", callback: Callback = None,
+          workers: int = 1, server: str = "gunicorn", on_listen: Callable[[], None] = lambda: None) -> None:
     """Ready ``app`` and serve it until the process is stopped (SIGTERM or SIGINT).
 
-    This process runs ``ready()``, then the ``on_listen`` hooks once the server accepts
+    This process runs ``ready()``, then ``on_listen()`` (the ``on_listen`` hooks) once the server accepts
     connections (before ``callback(None)``), and ``close()`` (``pre_close`` and
     ``on_close`` hooks) when the server has stopped. The workers are forked from it with
     the application ready: none of them compiles a route.
@@ -49,20 +61,20 @@ def serve(app: "Framework", *, port: int = 3000, host: str = "127.0.0.1", callba
     pid = os.getpid()
     try:
         if server == "gunicorn":
-            _serve_gunicorn(app, host, port, workers, _listening(app, callback))
+            _serve_gunicorn(app, host, port, workers, _listening(on_listen, callback))
         else:
-            _serve_granian(app, host, port, workers, _listening(app, callback))
+            _serve_granian(app, host, port, workers, _listening(on_listen, callback))
     finally:
         if os.getpid() == pid:
             app.close()
 
 
-def _listening(app: "Framework", callback: Callback) -> Callable[[Exception | None], Any]:
+def _listening(on_listen: Callable[[], None], callback: Callback) -> Callable[[Exception | None], Any]:
     """The callback the servers call: ``on_listen`` hooks first, then the user's callback."""
     def listening(error: Exception | None) -> None:
         if error is None:
             try:
-                app._listening()  # pyright: ignore[reportPrivateUsage]  # the app's hook runner for servers
+                on_listen()
             except Exception as hook_error:
                 error = hook_error
         if callback is not None:
@@ -103,7 +115,7 @@ def check_bindable(host: str, port: int) -> None:
             probe.close()
 
 
-def _serve_gunicorn(app: "Framework", host: str, port: int, workers: int, callback: Callback) -> None:
+def _serve_gunicorn(app: ServedApp, host: str, port: int, workers: int, callback: Callback) -> None:
     from gunicorn.app.base import BaseApplication
     master = os.getpid()
 
@@ -139,7 +151,7 @@ def _serve_gunicorn(app: "Framework", host: str, port: int, workers: int, callba
         callback(error)
 
 
-def _serve_granian(app: "Framework", host: str, port: int, workers: int, callback: Callback) -> None:
+def _serve_granian(app: ServedApp, host: str, port: int, workers: int, callback: Callback) -> None:
     try:
         from granian.constants import Interfaces
         from granian.server import Server

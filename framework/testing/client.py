@@ -1,52 +1,15 @@
 """``inject()``: a request through the WSGI callable without a socket, for tests."""
 from __future__ import annotations
 
-import json as jsonlib
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from werkzeug.datastructures import Headers
-
+from ..http.injected import InjectResponse
 from .injection import build_environ
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
-    from ..app import Framework
-    from .fuzzer import FuzzReport, RouteFilter
-
-
-class InjectResponse:
-    """What ``app.inject()`` returns: ``status_code``, ``headers``, ``body`` (bytes), ``text``, ``json()``."""
-
-    #: The status line, ``"200 OK"``.
-    status: str
-    #: The status as a number, ``200``.
-    status_code: int
-    #: The status line's text, ``"OK"`` (``""`` when the line has none).
-    status_text: str
-    #: The response headers (case-insensitive look-up; ``getlist`` for repeated ones).
-    headers: Headers
-    #: The response body, as sent.
-    body: bytes
-
-    def __init__(self, status: str, headers: list[tuple[str, str]], body: bytes) -> None:
-        self.status = status
-        self.status_code = int(status.split(" ", 1)[0])
-        self.status_text = status.split(" ", 1)[1] if " " in status else ""
-        self.headers = Headers(headers)
-        self.body = body
-
-    @property
-    def text(self) -> str:
-        """The body decoded as UTF-8."""
-        return self.body.decode("utf-8")
-
-    def json(self) -> Any:
-        """The body parsed as JSON."""
-        return jsonlib.loads(self.body)
-
-    def __repr__(self) -> str:
-        return f"<InjectResponse {self.status}>"
+    from .fuzzer import FuzzedApp, FuzzReport, RouteFilter
 
 
 def inject(app: "WSGIApplication", method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
@@ -82,7 +45,7 @@ def inject(app: "WSGIApplication", method: str = "GET", url: str = "/", headers:
     return InjectResponse(captured["status"], captured["headers"], payload)
 
 
-def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | None = None,
+def fuzz(app: "FuzzedApp", examples: int = 100, *, headers: dict[str, str] | None = None,
          routes: "RouteFilter | None" = None, raise_on_failure: bool = True,
          seed: int | None = None) -> "FuzzReport":
     """Contract-test every route of ``app`` from its schemas with Hypothesis (see
@@ -101,3 +64,6 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
     """
     from .fuzzer import fuzz as run
     return run(app, examples, headers=headers, routes=routes, raise_on_failure=raise_on_failure, seed=seed)
+
+
+__all__ = ["InjectResponse", "inject", "fuzz"]

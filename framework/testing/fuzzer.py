@@ -51,7 +51,7 @@ import string
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Collection, Generator, Mapping, TypeGuard, Union
+from typing import TYPE_CHECKING, Any, Callable, Collection, Generator, Mapping, Protocol, TypeGuard, Union
 from urllib.parse import quote
 
 from ..http import encoding
@@ -65,10 +65,10 @@ from ..schemas.store import Schema, is_array, is_object, normalize_input_schema
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
 
-    from ..app import Framework
+    from ..http.injected import InjectResponse
     from ..lifecycle.compiled_route import CompiledRoute
     from ..route import Route
-    from .client import InjectResponse
+    from ..state import AppState
 
 #: ``fuzz(routes=...)``: ``routes(route) -> bool``, or a collection of ``"METHOD /url"`` labels.
 RouteFilter = Union[Callable[["Route"], bool], Collection[str]]
@@ -175,6 +175,24 @@ def _types(schema: Schema) -> list[str]:
             return ["array"]
         return []
     return [kind] if isinstance(kind, str) else list(kind)
+
+
+class FuzzedApp(Protocol):
+    """What ``fuzz`` uses of the application (``Framework`` is one): every declared route
+    with its compiled form, and ``inject``. Typed structurally so that the testing tools
+    sit below the application and never import it."""
+
+    _state: "AppState"
+
+    def ready(self) -> object: ...
+
+    def routes(self, include_descendants: bool = True) -> "list[Route]": ...
+
+    def _compiled(self, route: "Route") -> "CompiledRoute": ...
+
+    def inject(self, method: str = "GET", url: str = "/", headers: Mapping[str, str] | None = None,
+               query: Mapping[str, Any] | None = None, json: Any = None, body: bytes | str | None = None,
+               **environ_overrides: Any) -> "InjectResponse": ...
 
 
 # Valid values. (Hypothesis is imported where it is used: this module imports without it.)
@@ -617,7 +635,7 @@ def _counting_handler(compiled: "CompiledRoute") -> Generator[None, None, None]:
         compiled.handler = handler
 
 
-def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[str, str],
+def _run_route(case: _RouteCase, app: "FuzzedApp", examples: int, headers: dict[str, str],
                seed: int | None) -> str | None:
     """Run one route's property; its first failure (Hypothesis's minimal example), or ``None``."""
     import hypothesis
@@ -652,7 +670,7 @@ def _run_route(case: _RouteCase, app: "Framework", examples: int, headers: dict[
     return None
 
 
-def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | None = None,
+def fuzz(app: "FuzzedApp", examples: int = 100, *, headers: dict[str, str] | None = None,
          routes: RouteFilter | None = None, raise_on_failure: bool = True, seed: int | None = None) -> FuzzReport:
     """Check every route's contract with ``examples`` drawn requests (see the module).
 
@@ -690,4 +708,4 @@ def fuzz(app: "Framework", examples: int = 100, *, headers: dict[str, str] | Non
     return report
 
 
-__all__ = ["FuzzFailure", "FuzzReport", "RouteCounts", "RouteFailure", "fuzz", "inline_refs"]
+__all__ = ["FuzzFailure", "FuzzReport", "FuzzedApp", "RouteCounts", "RouteFailure", "fuzz", "inline_refs"]
