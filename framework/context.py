@@ -169,7 +169,7 @@ class Context:
         self._hooks: Hooks = parent._hooks.child() if parent else Hooks()
         self._schemas: SchemaStore = SchemaStore(parent._schemas if parent else None)
         self._parsers: ContentTypeParsers = ContentTypeParsers(parent._parsers if parent else None)
-        self._plugins: PluginQueue = PluginQueue(self, parent._plugins if parent else None, self._spawn)
+        self._plugins: PluginQueue[Context] = PluginQueue(self, parent._plugins if parent else None, self._spawn)
         # Handlers and compilers: None until set here; the nearest ancestor's applies.
         self._error_handler: Callable[..., Any] | None = None
         self._not_found_handler: Callable[..., Any] | None = None
@@ -177,7 +177,7 @@ class Context:
         self._serializer_compiler: Callable[..., Any] | None = None
         self._schema_error_formatter: Callable[..., Any] | None = None
 
-    def _spawn(self, name: str, prefix: str, opts: dict[str, Any]) -> PluginQueue:
+    def _spawn(self, name: str, prefix: str, opts: dict[str, Any]) -> "PluginQueue[Context]":
         """The child context of an encapsulated plugin (``on_register`` hooks see it), as its queue."""
         child = Context(self._state, self, name, self._prefix + normalize_prefix(prefix))
         self._children.append(child)

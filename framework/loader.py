@@ -16,13 +16,10 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Sequence, TypeVar, overload
+from typing import Any, Callable, Generic, Protocol, Sequence, TypeVar, overload
 
 from .errors import PluginDependencyError, PluginNotPresentError, PluginTimeoutError
 from .lifecycle.hooks import run_coroutine
-
-if TYPE_CHECKING:
-    from .context import Context
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -117,43 +114,57 @@ class PluginTree:
         return str(self._stack[-1]["name"])
 
 
-class _After:
+class PluginInstance(Protocol):
+    """What the loader reads of the instance a plugin gets (a ``Context``): the decorators
+    it sees, which ``plugin(..., decorators=...)`` requires. Typed structurally so that
+    the loader sits below the context tree and never imports it."""
+
+    def has_decorator(self, name: str) -> bool: ...
+
+    def has_request_decorator(self, name: str) -> bool: ...
+
+    def has_reply_decorator(self, name: str) -> bool: ...
+
+
+InstanceT = TypeVar("InstanceT", bound=PluginInstance)
+
+
+class _After(Generic[InstanceT]):
     """A queued ``after()`` callback (not a plugin: it creates no context)."""
 
     __slots__ = ("callback",)
 
-    def __init__(self, callback: Callable[["Context"], Any]) -> None:
+    def __init__(self, callback: Callable[[InstanceT], Any]) -> None:
         self.callback = callback
 
 
-Spawn = Callable[[str, str, dict[str, Any]], "PluginQueue"]
-
-
-class PluginQueue:
-    """What one context registered and has not loaded yet, and the names of what it loaded.
+class PluginQueue(Generic[InstanceT]):
+    """What one context (``InstanceT``) registered and has not loaded yet, and the names of
+    what it loaded.
 
     ``spawn(name, prefix, opts)`` is the context's way of making a child context for an
     encapsulated plugin.
     """
 
-    def __init__(self, context: "Context", parent: "PluginQueue | None", spawn: Spawn) -> None:
+    def __init__(self, context: InstanceT, parent: "PluginQueue[InstanceT] | None",
+                 spawn: "Callable[[str, str, dict[str, Any]], PluginQueue[InstanceT]]") -> None:
         self.context = context
         self.parent = parent
         self.spawn = spawn
-        self.pending: list[tuple[Any, dict[str, Any]]] = []
+        self.pending: list[tuple[Callable[..., Any] | _After[InstanceT], dict[str, Any]]] = []
         self.names: set[str] = set()
 
     def add(self, plugin_fn: Callable[..., Any], opts: dict[str, Any]) -> None:
         """Queue a plugin with its options."""
         self.pending.append((plugin_fn, opts))
 
-    def add_after(self, callback: Callable[["Context"], Any]) -> None:
+    def add_after(self, callback: Callable[[InstanceT], Any]) -> None:
         """Queue an ``after()`` callback."""
         self.pending.append((_After(callback), {}))
 
     def has_plugin(self, name: str) -> bool:
         """Whether a plugin of that name loaded in this context or an ancestor."""
-        queue: PluginQueue | None = self
+        queue: PluginQueue[InstanceT] | None = self
         while queue is not None:
             if name in queue.names:
                 return True
@@ -214,7 +225,7 @@ class PluginQueue:
                     raise PluginNotPresentError(decorator, name, label)
 
 
-def _run_named(fn: Callable[..., Any], instance: "Context", opts: dict[str, Any], name: str, timeout: float) -> None:
+def _run_named(fn: Callable[..., Any], instance: PluginInstance, opts: dict[str, Any], name: str, timeout: float) -> None:
     try:
         run_plugin_body(fn, instance, opts, timeout)
     except BaseException as error:
@@ -222,7 +233,7 @@ def _run_named(fn: Callable[..., Any], instance: "Context", opts: dict[str, Any]
         raise
 
 
-def run_plugin_body(fn: Callable[..., Any], instance: "Context", opts: dict[str, Any],
+def run_plugin_body(fn: Callable[..., Any], instance: PluginInstance, opts: dict[str, Any],
                     timeout: float = PLUGIN_TIMEOUT) -> None:
     """Call a plugin in any of its three forms; raise what it raised or passed to ``done``."""
     if inspect.iscoroutinefunction(fn):
@@ -274,5 +285,5 @@ def _name_plugin(error: BaseException, name: str) -> None:
         error.__notes__ = [*getattr(error, "__notes__", []), note]  # type: ignore[attr-defined]
 
 
-__all__ = ["plugin", "PluginMeta", "PluginQueue", "PluginTree", "plugin_meta", "plugin_name", "run_plugin_body",
+__all__ = ["plugin", "PluginInstance", "PluginMeta", "PluginQueue", "PluginTree", "plugin_meta", "plugin_name", "run_plugin_body",
            "PLUGIN_TIMEOUT"]

@@ -19,13 +19,12 @@ did not set them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol
 
 from .route import SUPPORTED_METHODS
 from .routing.router import normalize_prefix
 
 if TYPE_CHECKING:
-    from .context import Context
     from .lifecycle.reply import Reply
     from .lifecycle.request import Request
 
@@ -33,7 +32,18 @@ if TYPE_CHECKING:
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-def mount(context: "Context", prefix: str, application: WSGIApp, **options: Any) -> None:
+class MountingContext(Protocol):
+    """What ``mount`` uses of the context it mounts in (a ``Context``): its prefix and
+    ``route()``. Typed structurally so that this module sits below the context tree."""
+
+    @property
+    def prefix(self) -> str: ...
+
+    def route(self, method: str | list[str] = "GET", url: str = "/", handler: Callable[..., Any] | None = None,
+              **options: Any) -> object: ...
+
+
+def mount(context: MountingContext, prefix: str, application: WSGIApp, **options: Any) -> None:
     """Declare the mount routes of ``application`` under ``prefix`` in ``context``."""
     if not callable(application):
         raise TypeError(f"mount expects a WSGI application, got {type(application).__name__}")
