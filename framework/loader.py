@@ -151,7 +151,7 @@ class PluginQueue(Generic[InstanceT]):
         self.context = context
         self.parent = parent
         self.spawn = spawn
-        self.pending: list[tuple[Callable[..., Any] | _After[InstanceT], dict[str, Any]]] = []
+        self.pending: list[tuple[Callable[..., Any], dict[str, Any]] | _After[InstanceT]] = []
         self.names: set[str] = set()
 
     def add(self, plugin_fn: Callable[..., Any], opts: dict[str, Any]) -> None:
@@ -160,7 +160,7 @@ class PluginQueue(Generic[InstanceT]):
 
     def add_after(self, callback: Callable[[InstanceT], Any]) -> None:
         """Queue an ``after()`` callback."""
-        self.pending.append((_After(callback), {}))
+        self.pending.append(_After(callback))
 
     def has_plugin(self, name: str) -> bool:
         """Whether a plugin of that name loaded in this context or an ancestor."""
@@ -174,11 +174,12 @@ class PluginQueue(Generic[InstanceT]):
     def load(self, tree: PluginTree, timeout: float) -> None:
         """Load everything pending, in order, depth-first."""
         while self.pending:
-            plugin_fn, opts = self.pending.pop(0)
-            if isinstance(plugin_fn, _After):
-                self._nested(lambda: plugin_fn.callback(self.context), tree, timeout)
+            pending = self.pending.pop(0)
+            if isinstance(pending, _After):
+                after = pending.callback
+                self._nested(lambda: after(self.context), tree, timeout)
             else:
-                self._load_plugin(plugin_fn, opts, tree, timeout)
+                self._load_plugin(pending[0], pending[1], tree, timeout)
 
     def _nested(self, body: Callable[[], None], tree: PluginTree, timeout: float) -> None:
         """Run ``body``; what it queues here loads before what was already pending."""
