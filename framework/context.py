@@ -35,7 +35,7 @@ from .schemas.store import SchemaStore
 if TYPE_CHECKING:
     from .http.injected import InjectResponse
     from .mount import WSGIApp
-    from .state import AppState
+    from .state import AppState, PendingRoute
 
 #: A route handler: ``handler(request, reply)``. Its own annotations are kept (and may
 #: declare the route's schemas: ``Request[Body, Query, Params, Headers]`` and the return type).
@@ -151,7 +151,7 @@ class Context:
     ``print_routes()`` and ``print_plugins()`` act on the whole application, as in Fastify.
     """
 
-    def __init__(self, state: "AppState", parent: "Context | None", name: str, prefix: str,
+    def __init__(self, state: "AppState[Context]", parent: "Context | None", name: str, prefix: str,
                  application: Application | None = None) -> None:
         self._state = state
         # The root passes itself as the application; every descendant shares its parent's.
@@ -162,7 +162,7 @@ class Context:
         self._name = name
         self._prefix = prefix
         self._children: list[Context] = []
-        self._routes: list[Route] = []
+        self._routes: list[Route[Context]] = []
         # Each concern inherits from the parent's.
         self._decorators: Decorators = (parent._decorators.child() if parent
                                         else Decorators(None, _RESERVED_INSTANCE_NAMES))
@@ -478,7 +478,7 @@ class Context:
                                   for expanded in expand_optional(joined))
         for method_name in options["method"]:
             for full_url in full_urls:
-                route = Route(method_name, full_url, options, self)
+                route: Route[Context] = Route(method_name, full_url, options, self)
                 self._state.add_route(route)
                 self._routes.append(route)
         return self
@@ -541,7 +541,7 @@ class Context:
         return f"<{type(self).__name__} {self._name!r} prefix={self._prefix!r}>"
 
     # Introspection.
-    def routes(self, include_descendants: bool = True) -> list[Route]:
+    def routes(self, include_descendants: bool = True) -> "list[Route[Context]]":
         """The routes declared in this context (and, by default, its descendants), in
         declaration order per context, breadth first. Each has ``method``, ``url`` (prefix
         included), ``options``, ``schema`` and ``context``. The ``HEAD`` routes ``ready()``
@@ -555,7 +555,7 @@ class RouteDecorator:
     which it returns unchanged. Until then it waits in ``pending`` (``ready()`` refuses a
     route decorator that never got its function)."""
 
-    def __init__(self, context: Context, options: dict[str, Any], pending: list["RouteDecorator"]) -> None:
+    def __init__(self, context: Context, options: dict[str, Any], pending: "list[PendingRoute]") -> None:
         self.context = context
         self.options = options
         self.pending = pending

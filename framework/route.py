@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterable
 
-from typing_extensions import TypeGuard
+from typing_extensions import TypeGuard, TypeVar
 
 from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, RouteDuplicatedHandlerError,
                      RouteHandlerSignatureError, RouteMethodNotSupportedError, RouteMissingHandlerError,
@@ -19,7 +19,6 @@ from .signatures import call_mismatch
 
 if TYPE_CHECKING:
     from .lifecycle.compiled_route import CompiledRoute
-    from .context import Context
     from .lifecycle.request import Request
 
 #: Every method a route may declare (``all`` declares each of them).
@@ -82,13 +81,19 @@ def _is_list(value: Any) -> TypeGuard["list[Any] | tuple[Any, ...]"]:
     return isinstance(value, (list, tuple))
 
 
-class Route:
+#: The class of the context that declared a route: ``framework.context.Context`` for the
+#: routes a context declares (``Context.routes()`` says so). Generic rather than imported,
+#: so that this module sits below the context tree; a bare ``Route`` leaves it open (``Any``).
+ContextT = TypeVar("ContextT", default=Any)
+
+
+class Route(Generic[ContextT]):
     """One declared route (one method, one URL). ``compiled`` is set at ``ready()`` (or at
     its first request with ``lazy=True``)."""
 
     __slots__ = ("method", "url", "options", "context", "compiled")
 
-    def __init__(self, method: str, url: str, options: dict[str, Any], context: "Context") -> None:
+    def __init__(self, method: str, url: str, options: dict[str, Any], context: ContextT) -> None:
         self.method = method
         self.url = url
         self.options = options

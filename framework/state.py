@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol
+
+from typing_extensions import TypeVar
 
 from .errors import InstanceAlreadyStartedError
 from .loader import PluginTree
@@ -16,13 +18,24 @@ from .routing.router import Router
 from .validation import ValidatorEngine
 
 if TYPE_CHECKING:
-    from .context import Context, RouteDecorator
     from .lifecycle.error_handling import NotFoundRoutes
     from .http.proxy import ProxyTrust
     from .route import Route
 
 
-class AppState:
+#: The class of the contexts (``framework.context.Context``): generic rather than imported,
+#: so that the state sits below the context tree; a bare ``AppState`` leaves it open (``Any``).
+ContextT = TypeVar("ContextT", default=Any)
+
+
+class PendingRoute(Protocol):
+    """A route decorator (``@app.get(path)``, a ``framework.context.RouteDecorator``) still
+    waiting for its function: ``ready()`` names its route in the error it raises."""
+
+    options: dict[str, Any]
+
+
+class AppState(Generic[ContextT]):
     """The application-wide state behind every context of one app."""
 
     def __init__(self, *, body_limit: int, lazy: bool, logger: logging.Logger,
@@ -53,10 +66,10 @@ class AppState:
         self.router: Router[Route] = Router()
         self.routes: list[Route] = []
         #: Contexts that set a not-found handler, and the answers built from them at ready().
-        self.not_found_contexts: list[Context] = []
+        self.not_found_contexts: list[ContextT] = []
         self.not_found: NotFoundRoutes | None = None
         #: Route decorators (``@app.get(path)``) still waiting for their function.
-        self.pending_route_decorators: list[RouteDecorator] = []
+        self.pending_route_decorators: list[PendingRoute] = []
         self.plugin_tree = PluginTree()
         #: Set once ``ready()`` has finished, ``on_ready`` hooks included.
         self.started = False
