@@ -113,7 +113,8 @@ class Route:
 
 
 def check_route_options(options: dict[str, Any]) -> None:
-    """Refuse a route that cannot work, at declaration (Fastify's FST_ERR_ROUTE_* checks)."""
+    """Refuse a route that cannot work, at declaration (Fastify's FST_ERR_ROUTE_* checks).
+    A schema's ``query`` alias becomes ``querystring`` in a new ``options["schema"]``."""
     methods = options["method"]
     url = options["url"]
     route = f"{','.join(methods)}:{url}"
@@ -139,8 +140,9 @@ def check_route_options(options: dict[str, Any]) -> None:
                                         ", ".join(SCHEMA_KEYS))
         if "query" in schema and "querystring" in schema:
             raise SchemaDuplicateError("querystring")
-        if "query" in schema:
-            schema["querystring"] = schema.pop("query")
+        if "query" in schema:  # a new dict: the caller's schema is read, never written
+            schema = options["schema"] = {("querystring" if key == "query" else key): value
+                                          for key, value in schema.items()}
         if schema.get("body") is not None:
             for method in methods:
                 if method in ("GET", "HEAD"):
