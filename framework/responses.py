@@ -22,7 +22,7 @@ from .inputs import is_content_map
 
 if TYPE_CHECKING:
     from .route import Route
-    from .validation.keywords import StrictMode
+    from .schema_keywords import StrictMode
     from .state import AppState
 
 #: A compiled response serializer: ``serializer(payload)`` is the JSON text.

@@ -78,7 +78,7 @@ from typing import Any, Callable
 from ..codegen import CodeCache, load
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas import RefIndex
-from ..validation.keywords import StrictMode
+from ..schema_keywords import StrictMode
 from .checks import check_schema, check_shared, check_strict
 from .generator import SerializerGenerator, Shaper
 

@@ -8,8 +8,8 @@ with the framework's validator engine and names the schema path of the first pro
 :func:`check_strict` is strict mode for response schemas (Ajv's default, and ours, from
 ``validator={"custom_options": {"strict": ...}}``): an unknown keyword (``requried``,
 ``minLenght``) or an unknown ``format`` is an error naming its path (``"log"``: a
-warning). The known keywords are the validator's table
-(:data:`framework.validation.keywords.KNOWN_KEYWORDS`) plus those a validator plugin added.
+warning). The known keywords are the keyword table's
+(:data:`framework.schema_keywords.KNOWN_KEYWORDS`) plus those a validator plugin added.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
 from ..schemas import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
-from ..validation.keywords import StrictMode, check_keywords, location
+from ..schema_keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, StrictMode, check_keywords, location
 
 __all__ = ["check_schema", "check_strict", "KNOWN_FORMATS"]
 
@@ -33,11 +33,6 @@ KNOWN_FORMATS = frozenset((
 ))
 
 _log = logging.getLogger("framework.validation")
-
-_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
-_SCHEMA_SINGLE = ("additionalItems", "additionalProperties", "contains", "propertyNames",
-                  "not", "if", "then", "else")
 
 
 _meta_validator: Callable[[Any], Any] | None = None
@@ -97,24 +92,20 @@ def _subschemas(node: JSONData, path: str) -> Iterator[tuple[Schema, str]]:
         return
     yield node, path
     value: JSONData
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         value = node.get(key)
         if isinstance(value, dict):
             for name, sub in value.items():
                 yield from _subschemas(sub, f"{path}/{key}/{escape_token(name)}")
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         value = node.get(key)
         if isinstance(value, list):
             for index, sub in enumerate(value):
                 yield from _subschemas(sub, f"{path}/{key}/{index}")
-    for key in _SCHEMA_SINGLE:
-        yield from _subschemas(node.get(key), f"{path}/{key}")
-    items: JSONData = node.get("items")
-    if isinstance(items, list):
-        for index, sub in enumerate(items):
-            yield from _subschemas(sub, f"{path}/items/{index}")
-    else:
-        yield from _subschemas(items, f"{path}/items")
+    for key in SCHEMA_SINGLES:
+        value = node.get(key)
+        if not isinstance(value, list):  # (tuple ``items`` are walked above)
+            yield from _subschemas(value, f"{path}/{key}")
 
 
 def check_strict(schema: Any, keywords: Collection[str] = (), formats: Iterable[str] = (),

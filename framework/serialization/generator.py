@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..codegen import Constants, Emitter, comment
 from ..errors import SchemaCompileError
+from ..schema_keywords import TYPE_KEYWORDS
 from ..schemas import JSONData, RefIndex, absolutize, base_inside
 from ..undefined import UNDEFINED
 from . import runtime
@@ -81,14 +82,11 @@ class Shaper:
     identity: bool = False
 
 
-# fast-json-stringify infers a missing ``type`` from the keywords present.
-_INFERRED_TYPES = (
-    ("object", ("properties", "required", "additionalProperties", "patternProperties",
-                "maxProperties", "minProperties", "dependencies")),
-    ("array", ("items", "additionalItems", "maxItems", "minItems", "uniqueItems", "contains")),
-    ("string", ("maxLength", "minLength", "pattern")),
-    ("number", ("multipleOf", "maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")),
-)
+# fast-json-stringify infers a missing ``type`` from the keywords of one type present
+# (not from ``propertyNames`` or ``format``, which it leaves out).
+_INFERRED_TYPES = tuple(
+    (kind, tuple(k for k in TYPE_KEYWORDS[kind] if k not in ("propertyNames", "format")))
+    for kind in ("object", "array", "string", "number"))
 
 #: The id under which an ``if`` validator finds a root document that has no ``$id``.
 _ROOT_ID = "urn:x-framework-serializer:root"

@@ -54,7 +54,7 @@ Where this engine follows Ajv 8 (Fastify 4's validator) and where it decides oth
 """
 from ..errors import Invalid, SchemaCompileError, format_errors
 from .engine import DEFAULT_OPTIONS, Validator, ValidatorEngine, compile_schema
-from .keywords import KNOWN_KEYWORDS, unknown_keywords
+from ..schema_keywords import KNOWN_KEYWORDS, unknown_keywords
 from .runtime import js_string
 
 __all__ = ["DEFAULT_OPTIONS", "Invalid", "KNOWN_KEYWORDS", "SchemaCompileError", "Validator", "ValidatorEngine",

@@ -12,7 +12,7 @@ from ..errors import Invalid, SchemaValidationFailure
 from ..schemas import RefIndex
 from .formats import make_check
 from .generator import KeywordCheck, ValidatorCodeGenerator
-from .keywords import KNOWN_KEYWORDS, STRICT_MODES
+from ..schema_keywords import KNOWN_KEYWORDS, STRICT_MODES
 from .runtime import ErrorRecord
 
 #: A JSON Schema (draft 7): an object, or a boolean schema (``True`` accepts anything,
@@ -117,7 +117,7 @@ class ValidatorEngine:
     ``strict``                   ``True``    Ajv's strict mode for keywords: an unknown keyword
                                              (``requried``) fails compilation naming its schema path
                                              and the keyword meant; ``"log"``: a warning instead;
-                                             ``False``: ignored (:mod:`.keywords`)
+                                             ``False``: ignored (:mod:`framework.schema_keywords`)
     ``formats``                  ``{}``      extra formats: name -> regex source, compiled regex or
                                              predicate ``check(value) -> bool``
     ============================ =========== ==========================================================

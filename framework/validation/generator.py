@@ -38,7 +38,7 @@ from .ecma_regex import CompiledPattern, compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import Invalid, SchemaCompileError
 from ..schemas import DRAFT07_META_URI, JSONValue, RefIndex, Schema, base_inside, escape_token as ptr, json_equal
-from .keywords import check_keywords, location
+from ..schema_keywords import IN_PLACE_APPLICATORS, TYPE_KEYWORDS, check_keywords, location
 from .messages import english
 
 #: A user keyword's check: ``validate(data, keyword_value, parent_schema) -> bool``.
@@ -541,8 +541,7 @@ class ValidatorCodeGenerator:
 
     def generate_number(self) -> None:
         definition = self._definition
-        present = [k for k in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum",
-                               "multipleOf") if k in definition]
+        present = [k for k in TYPE_KEYWORDS["number"] if k in definition]
         fmt = definition.get("format")
         number_format = fmt if isinstance(fmt, str) and fmt in NUMBER_FORMATS and fmt not in self._user_formats \
             else None
@@ -628,8 +627,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ arrays
     def generate_array(self) -> None:
         definition = self._definition
-        keys = ("maxItems", "minItems", "uniqueItems", "items", "contains")
-        if not any(k in definition for k in keys):
+        if not any(k in definition for k in _ARRAY_CHECKS):
             return
         guard = self._guard("array")
         with guard:
@@ -743,9 +741,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ objects
     def generate_object(self) -> None:
         definition = self._definition
-        keys = ("properties", "required", "maxProperties", "minProperties", "dependencies",
-                "propertyNames", "additionalProperties", "patternProperties")
-        if not any(k in definition for k in keys):
+        if not any(k in definition for k in TYPE_KEYWORDS["object"]):
             return
         guard = self._guard("object")
         with guard:
@@ -951,7 +947,10 @@ class ValidatorCodeGenerator:
             self.error(name, {})
 
 
-_SAME_VALUE_APPLICATORS = frozenset(("$ref", "not", "anyOf", "oneOf", "allOf", "if"))
+_SAME_VALUE_APPLICATORS = frozenset(("$ref", *IN_PLACE_APPLICATORS))
+#: The array keywords that check something by themselves (``additionalItems`` only
+#: applies next to tuple ``items``).
+_ARRAY_CHECKS = tuple(k for k in TYPE_KEYWORDS["array"] if k != "additionalItems")
 G = ValidatorCodeGenerator
 # Ajv 8's evaluation order: type (and its coercion) first, then the keywords that apply
 # to any type, then the number, string, array and object groups (defaults at the start
@@ -967,10 +966,9 @@ _ORDER: tuple[tuple[tuple[str, ...], Callable[[ValidatorCodeGenerator], None]], 
     (("oneOf",), G.generate_one_of),
     (("allOf",), G.generate_all_of),
     (("if",), G.generate_if_then_else),
-    (("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "format"),
-     G.generate_number),
-    (("maxLength", "minLength", "pattern", "format"), G.generate_string),
-    (("items", "maxItems", "minItems", "uniqueItems", "contains"), G.generate_array),
-    (("properties", "required", "maxProperties", "minProperties", "dependencies", "propertyNames",
-      "additionalProperties", "patternProperties"), G.generate_object),
+    # ``format`` names number formats too (ajv-formats' ``int32``, ``double``).
+    ((*TYPE_KEYWORDS["number"], "format"), G.generate_number),
+    (TYPE_KEYWORDS["string"], G.generate_string),
+    (_ARRAY_CHECKS, G.generate_array),
+    (TYPE_KEYWORDS["object"], G.generate_object),
 )
