@@ -237,3 +237,20 @@ def test_the_keyword_list_check_finds_a_list_and_ignores_other_strings():
         "keys: required, minProperties, maxProperties",
         "WRAPPED: title, description, default",
     ])
+
+
+def test_schema_layer_and_engines_keep_their_layering():
+    """The keyword table and the schema helpers sit below both engines; the validator and the
+    serializer's generator and checks do not import each other (the serializer's facade
+    passes them the validator they use)."""
+    def below(name: str) -> set[str]:
+        return {target for target in _imports(name) if target.startswith("framework.")}
+
+    assert below("framework.schema_keywords") <= {"framework.errors", "framework.names"}
+    assert below("framework.schemas") <= {"framework.errors", "framework.schema_keywords"}
+    for name in MODULES:
+        if name.startswith("framework.validation"):
+            assert not any(t.startswith("framework.serialization") for t in _imports(name)), name
+    for name in ("framework.serialization.generator", "framework.serialization.checks",
+                 "framework.serialization.merging", "framework.serialization.runtime"):
+        assert not any(t.startswith("framework.validation") for t in _imports(name)), name

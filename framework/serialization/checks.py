@@ -2,7 +2,7 @@
 
 fast-json-stringify 5 validates each schema it builds (and each shared schema) against
 the draft-07 meta-schema and refuses an invalid one; :func:`check_schema` does the same
-with the framework's validator engine and names the schema path of the first problem
+with the meta-schema's validator its caller passes (it imports no validator) and names the schema path of the first problem
 (``#/properties/a/type should be equal to one of the allowed values``).
 
 :func:`check_strict` is strict mode for response schemas (Ajv's default, and ours, from
@@ -14,12 +14,11 @@ warning). The known keywords are the keyword table's
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, Callable
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
-from ..schemas import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
+from ..schemas import JSONData, Schema, escape_token, pointer_tokens, value_at
 from ..schema_keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, StrictMode, check_keywords, location
 
 __all__ = ["check_schema", "check_strict", "KNOWN_FORMATS"]
@@ -35,36 +34,18 @@ KNOWN_FORMATS = frozenset((
 _log = logging.getLogger("framework.validation")
 
 
-_meta_validator: Callable[[Any], Any] | None = None
-_meta_lock = threading.Lock()
-
-
-def _meta() -> Callable[[Any], Any]:
-    global _meta_validator
-    if _meta_validator is None:
-        with _meta_lock:
-            if _meta_validator is None:
-                from ..validation import ValidatorEngine
-                engine = ValidatorEngine({"coerce_types": False, "use_defaults": False,
-                                          "remove_additional": False})
-                # Formats are not asserted here (a deliberate difference): ``$ref`` targets
-                # and patterns are checked by the resolver and the generator, with their
-                # own messages, and a definition named "my name" needs no percent-encoding.
-                for name in ("uri", "uri-reference", "regex"):
-                    engine.add_format(name, lambda value: True)
-                _meta_validator = engine.compile(draft07_meta_schema())
-    return _meta_validator
-
-
-def check_schema(schema: Any, name: str | None = None) -> None:
+def check_schema(schema: Any, meta_validate: Callable[[Any], Any], name: str | None = None) -> None:
     """Raise :class:`SchemaCompileError` when ``schema`` is not a valid draft-07 schema.
+
+    ``meta_validate``: the draft-07 meta-schema's validator (raising
+    :class:`~framework.errors.SchemaValidationFailure`).
 
     The message names the schema path of the first error: ``schema is invalid:
     #/properties/a/type should be equal to one of the allowed values`` (``name``: a
     shared schema's ``$id``, quoted first, as fast-json-stringify does).
     """
     try:
-        _meta()(schema)
+        meta_validate(schema)
     except SchemaValidationFailure as failure:
         first = failure.errors[0] if failure.errors else {}
         pointer = str(first.get("instance_path", ""))
@@ -129,10 +110,10 @@ def check_strict(schema: Any, keywords: Collection[str] = (), formats: Iterable[
 
 
 def check_shared(shared: Mapping[str, Any], reached: Iterable[str], strict: StrictMode,
-                 keywords: Collection[str], formats: Iterable[str]) -> None:
+                 keywords: Collection[str], formats: Iterable[str], meta_validate: Callable[[Any], Any]) -> None:
     """:func:`check_schema` (and :func:`check_strict`) for the shared schemas a schema reached."""
     for key in reached:
         if key in shared:
-            check_schema(shared[key], key)
+            check_schema(shared[key], meta_validate, key)
             if strict:
                 check_strict(shared[key], keywords, formats, key, strict)

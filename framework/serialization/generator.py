@@ -55,9 +55,12 @@ from .merging import merge_schemas
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from ..validation import ValidatorEngine
-
 Schema = dict[str, Any]
+#: ``compile(schema, shared) -> validate``: a plain validator (it changes nothing: no
+#: coercion, no defaults, not strict) whose ``validate(data)`` raises on invalid data.
+#: The serializer gets it from its caller (:func:`framework.serialization.compile_serializer`
+#: passes the framework's): the two engines do not import each other.
+ValidatorCompiler = Callable[[Any, Mapping[str, Any]], Callable[[Any], Any]]
 
 
 def _check_not_undefined(var: str) -> str:
@@ -126,8 +129,10 @@ class SerializerGenerator:
     }
 
     def __init__(self, schema: Any, shared: Mapping[str, Any] | None = None,
-                 index: RefIndex | None = None) -> None:
+                 index: RefIndex | None = None, compile_validator: ValidatorCompiler | None = None) -> None:
         self.root: JSONData = schema
+        #: Compiles the ``if`` checks and the checks of overlapping ``anyOf`` branches.
+        self.compile_validator = compile_validator
         self.shared: Mapping[str, Any] = shared if shared is not None else {}
         #: The ``$ref`` resolver; ``base`` arguments below are base URIs in its terms
         #: (the base in effect inside the schema at hand, :func:`framework.schemas.base_inside`).
@@ -553,22 +558,14 @@ class SerializerGenerator:
                     out.line(f"return {shaper.expr('v')}")
             out.line(f"raise _mismatch({path!r})")
 
-    #: The validator options of ``if`` checks: a plain validator, which changes nothing.
-    # (Strict mode is the response schema's check, with the app's option and keywords: not here.)
-    IF_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False, "remove_additional": False,
-                                  "strict": False}
-    _if_engine: ValidatorEngine | None = None
-
     def if_validator(self, schema: Any, base: str) -> Callable[[Any], bool]:
-        """``check(value) -> bool`` for an ``if`` subschema, compiled by the validator engine.
+        """``check(value) -> bool`` for an ``if`` subschema, compiled by :attr:`compile_validator`.
 
         Its ``$ref`` are made absolute first (the root document joins the shared schemas
         under an internal id when it has none), so they keep their meaning out of place.
         """
-        from ..validation import ValidatorEngine
-        cls = type(self)
-        if cls._if_engine is None:
-            cls._if_engine = ValidatorEngine(self.IF_OPTIONS)
+        if self.compile_validator is None:
+            raise SchemaCompileError("if/then/else needs a validator: pass compile_validator to SerializerGenerator")
         shared = dict(self.shared)
         root_id = base_inside(self.root, "")
         if not base:
@@ -577,7 +574,7 @@ class SerializerGenerator:
             shared[root_id] = {**self.root, "$id": root_id}
         if schema is True or schema is False:
             schema = {} if schema else {"not": {}}
-        validate = cls._if_engine.compile(absolutize(schema, base), shared)
+        validate = self.compile_validator(absolutize(schema, base), shared)
         return runtime.matcher(validate)
 
     def generate_if_then_else(self, schema: Schema, base: str, path: str) -> Shaper:
