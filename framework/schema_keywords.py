@@ -30,6 +30,8 @@ import logging
 from collections.abc import Collection, Iterable
 from typing import Any, Literal, TypeAlias, Union
 
+from typing_extensions import TypeGuard
+
 from .errors import SchemaCompileError
 from .names import closest_name
 
@@ -152,13 +154,17 @@ STRICT_MODES: tuple[StrictMode, ...] = (True, False, "log")
 _log = logging.getLogger("framework.validation")
 
 
+def _is_schema_object(value: object) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict)
+
+
 def unknown_keywords(schema: Any, extra: Iterable[str] = ()) -> list[str]:
     """The keys of one schema object that are neither known nor in ``extra`` (schema order)."""
-    if not isinstance(schema, dict):
+    if not _is_schema_object(schema):
         return []
     extra = frozenset(extra)
     return [key for key in schema
-            if key not in KNOWN_KEYWORDS and key not in extra and not str(key).startswith(EXTENSION_PREFIX)]
+            if key not in KNOWN_KEYWORDS and key not in extra and not key.startswith(EXTENSION_PREFIX)]
 
 
 def location(document: str, schema_path: str) -> str:

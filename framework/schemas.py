@@ -12,7 +12,7 @@ through these, so they agree on what a schema means:
   the network: a reference that is neither in the schema nor in the shared store raises
   :class:`framework.errors.UnresolvableRefError`, reported at ``ready()``;
 - :func:`base_inside`, :func:`join`, :func:`absolutize`: base URIs;
-- :func:`iter_subschemas` (the keywords it walks are :mod:`framework.schema_keywords`');
+- :func:`iter_subschemas` (it walks the keywords :mod:`framework.schema_keywords` says hold subschemas);
 - JSON pointers (:func:`escape_token`, :func:`pointer_tokens`, :func:`to_pointer`);
 - :func:`json_equal`: JSON's equality (``1 == 1.0``, ``True != 1``);
 - the type aliases :data:`Schema` and :data:`JSONValue`.
@@ -27,7 +27,7 @@ from typing_extensions import TypeGuard
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .errors import SchemaAlreadyPresentError, SchemaMissingIdError
-# The keyword sets the walkers follow (re-exported: the schema plugins read them from here).
+# The keyword sets the walkers follow (re-exported, for code that reads them from here).
 from .schema_keywords import DATA_KEYWORDS as DATA_KEYWORDS
 from .schema_keywords import SCHEMA_LISTS as SCHEMA_LISTS
 from .schema_keywords import SCHEMA_MAPS as SCHEMA_MAPS

@@ -200,7 +200,8 @@ def _keyword_lists(tree: ast.Module, known: frozenset[str]) -> list[str]:
             continue
         name = ", ".join(ast.unparse(target) for target in targets)
         for literal in _literals(value):
-            strings = [elt.value for elt in literal.elts if isinstance(elt, ast.Constant) and isinstance(elt.value, str)]
+            strings = [elt.value for elt in literal.elts
+                       if isinstance(elt, ast.Constant) and isinstance(elt.value, str)]
             if len(strings) == len(literal.elts) >= 3 and all(s in known for s in strings):
                 found.append(f"{name}: {', '.join(strings)}")
     return found

@@ -2,8 +2,9 @@
 
 fast-json-stringify 5 validates each schema it builds (and each shared schema) against
 the draft-07 meta-schema and refuses an invalid one; :func:`check_schema` does the same
-with the meta-schema's validator its caller passes (it imports no validator) and names the schema path of the first problem
-(``#/properties/a/type should be equal to one of the allowed values``).
+with the meta-schema's validator its caller passes (it imports no validator) and names
+the schema path of the first problem (``#/properties/a/type should be equal to one of
+the allowed values``).
 
 :func:`check_strict` is strict mode for response schemas (Ajv's default, and ours, from
 ``validator={"custom_options": {"strict": ...}}``): an unknown keyword (``requried``,

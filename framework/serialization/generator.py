@@ -442,7 +442,8 @@ class SerializerGenerator:
                     self.located(f"out[{self.expression(key)}] = {shapers[key].expr('p')}", self.expression(key))
                 if "default" in prop_schema:
                     with out.line("else:"):
-                        out.line(f"out[{self.expression(key)}] = {self.expression(runtime.plain(prop_schema['default']))}")
+                        default = self.expression(runtime.plain(prop_schema["default"]))
+                        out.line(f"out[{self.expression(key)}] = {default}")
                 elif key in required_set:
                     with out.line("else:"):
                         out.line(f"raise _required({quoted!r})")
