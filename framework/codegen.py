@@ -44,7 +44,7 @@ _LONGEST_INT_LITERAL = 10 ** 600
 def literal(value: Any) -> str | None:
     """The Python source of ``value`` as a literal, or ``None`` when it has none.
 
-    The ``repr()`` of the value's plain type: a ``str`` or ``int`` subclass (a ``StrEnum``
+    The ``repr()`` of the value's plain type: a ``str`` or ``int`` subclass (a ``str`` enum
     member) may have a ``__repr__`` that is not a literal; ``inf``/``nan`` and huge ints
     have none either.
     """
