@@ -14,6 +14,7 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      TypeSchemaError)
 from .lifecycle.hooks import REQUEST_HOOKS, check_hook
 from .names import suggest_snake_name
+from .schemas.keywords import ANNOTATION_KEYWORDS
 from .schemas.store import is_object
 from .signatures import call_mismatch
 
@@ -315,13 +316,9 @@ def _is_success(status: int | str) -> bool:
     return key == "2xx" or (len(key) == 3 and key.isdigit() and key[0] == "2")
 
 
-#: Keywords that describe a response without saying anything of its shape.
-_DOCUMENTATION_KEYWORDS = frozenset(("description", "title", "examples", "example", "$comment"))
-
-
 def _documentation_only(entry: Any) -> bool:
-    """A response entry that documents a status without a schema of its body."""
-    return is_object(entry) and entry.keys() <= _DOCUMENTATION_KEYWORDS
+    """A response entry that documents a status without a schema of its body (annotations only)."""
+    return is_object(entry) and all(key in ANNOTATION_KEYWORDS for key in entry)
 
 
 def handler_types(handler: Any) -> tuple[tuple[Any, ...], Any]:

@@ -26,8 +26,8 @@ from typing_extensions import TypeGuard
 from ..http.media_types import declared_essence, parse_media_type
 from ..errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
                      TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
-from ..schemas.store import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_array,
-                      is_object, normalize_input_schema)
+from ..schemas.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
+from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_object, normalize_input_schema
 from ..validation import Invalid
 
 if TYPE_CHECKING:
