@@ -9,16 +9,17 @@ from framework import Framework
 def _app():
     app = Framework(method_not_allowed=True)
 
-    def echo(request, reply):
-        return {"method": request.route_options["method"], "url": request.route_options["url"],
-                "params": dict(request.params)}
+    def echo(declared):
+        def handler(request, reply):
+            return {"url": declared, "params": dict(request.params)}
+        return handler
 
     for url in ("/files/:name", "/a/:rest", "/a/b/c", "/users/:id(^\\d+$)", "/users/me", "/tags/:tag(^[a-zé]+$)", "/static/path",
                 "/assets/*", "/items/:id?", "/get-only", "/p/:x", "/p/:x/:y"):
-        app.get(url, echo)
+        app.get(url, echo(url))
 
     def api(instance, opts):
-        instance.get("/things/:id", echo)
+        instance.get("/things/:id", echo("/v1/things/:id"))
 
         def api_not_found(request, reply):
             reply.code(404)
