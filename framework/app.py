@@ -224,9 +224,10 @@ class Framework(Context):
             if state.boot_error is not None:  # (None: an on_ready hook's own request, served)
                 return self._answer_failed_start(state.boot_error, start_response, environ)
         try:
-            route, params, decoded = dispatch(state.router, environ["REQUEST_METHOD"], environ)
+            found = dispatch(state.router, environ["REQUEST_METHOD"], environ)
         except BadUrlError:
             return run(self._bad_url_route, environ, start_response, {})
+        route, params, decoded = found
         if decoded is not None:  # what request.path shows
             environ["framework.path"] = decoded
         if route is not None:

@@ -130,11 +130,12 @@ def explain(app: "Framework", method: str, url: str, headers: dict[str, str] | N
     params: dict[str, str] = {}
     compiled: CompiledRoute
     try:
-        declared, params, decoded = dispatch(state.router, method, environ)
+        found = dispatch(state.router, method, environ)
     except BadUrlError:
         compiled = app._bad_url_route
         result["outcome"] = "bad_url"
     else:
+        declared, params, decoded = found
         path = decoded or environ["PATH_INFO"]
         if declared is not None:
             compiled = declared.compiled or app._compiled(declared)
