@@ -3,7 +3,7 @@
 ``app`` is a WSGI callable: ``gunicorn module:app`` works, and so does mounting it in
 any WSGI stack. The first call readies it (thread-safe), as do ``ready()``, ``inject()``
 and ``listen()``. A request goes: :meth:`Framework.__call__` finds the route
-(``framework.routing.router``), and ``framework.lifecycle.run.run`` answers it with the route
+(``framework.routing.dispatch``), and ``framework.lifecycle.run.run`` answers it with the route
 compiled at ``ready()`` (``framework.lifecycle.compiled_route``).
 """
 from __future__ import annotations
