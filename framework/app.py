@@ -21,7 +21,8 @@ from typing_extensions import Self
 from .lifecycle.compiled_route import CompiledRoute
 from .context import Context
 from .lifecycle.error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
-from .errors import STATUS_CODES, BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
+from .http.status import STATUS_CODES
+from .errors import BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
 from .failed_start import FailedStart, replaces_workers
 from .lifecycle.run import run
 from .loader import PLUGIN_TIMEOUT

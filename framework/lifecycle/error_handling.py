@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic
 from typing_extensions import TypeVar
 
 from ..http import encoding
-from ..errors import STATUS_CODES
+from ..http.status import STATUS_CODES
 from .request_log import describe
 
 if TYPE_CHECKING:

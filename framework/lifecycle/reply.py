@@ -20,7 +20,8 @@ from typing_extensions import Self
 
 from ..http import encoding
 from . import streaming
-from ..errors import STATUS_LINES, BadStatusCodeError, ReplySerializationError, SerializationError, status_line
+from ..errors import BadStatusCodeError, ReplySerializationError, SerializationError
+from ..http.status import STATUS_LINES, status_line
 from ..http.headers import check_header, header_value, location
 from .hooks import PLAIN_RESULTS, settle
 from .request_log import describe

@@ -41,7 +41,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Protocol, TypeVar
 from orjson import dumps as _orjson_dumps
 from typing_extensions import Self
 
-from ..errors import status_line
+from ..http.status import status_line
 
 if TYPE_CHECKING:
     from .request import Request
