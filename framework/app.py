@@ -3,7 +3,7 @@
 ``app`` is a WSGI callable: ``gunicorn module:app`` works, and so does mounting it in
 any WSGI stack. The first call readies it (thread-safe), as do ``ready()``, ``inject()``
 and ``listen()``. A request goes: :meth:`Framework.__call__` finds the route
-(``framework.routing.router``), and ``framework.lifecycle.run.run`` answers it with the route
+(``framework.routing.dispatch``), and ``framework.lifecycle.run.run`` answers it with the route
 compiled at ``ready()`` (``framework.lifecycle.compiled_route``).
 """
 from __future__ import annotations
@@ -15,20 +15,21 @@ import threading
 import time
 import weakref
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, Mapping, NoReturn, Sequence, Union
-from urllib.parse import unquote
 
 from typing_extensions import Self
 
 from .lifecycle.compiled_route import CompiledRoute
 from .context import Context
 from .lifecycle.error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
-from .errors import STATUS_CODES, BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
+from .http.status import STATUS_CODES
+from .errors import BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
 from .failed_start import FailedStart, replaces_workers
 from .lifecycle.run import run
 from .loader import PLUGIN_TIMEOUT
 from .http.proxy import proxy_trust
 from .lifecycle.request_log import check_request_id_header, request_id_reader
 from .route import Route
+from .routing.dispatch import allowed_methods, dispatch
 from .routing.router import Router
 from .state import AppState
 
@@ -224,60 +225,31 @@ class Framework(Context):
                     pass  # kept as state.boot_error, answered below
             if state.boot_error is not None:  # (None: an on_ready hook's own request, served)
                 return self._answer_failed_start(state.boot_error, start_response, environ)
-        method = environ["REQUEST_METHOD"]
-        path = environ.get("PATH_INFO") or "/"
-        params: dict[str, str] = {}
-        raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
-        if raw and "%2" in raw:  # perhaps an encoded slash, which PATH_INFO no longer shows
-            answer = self._route_encoded_slash(method, raw, environ)
-            if answer is not None:
-                return run(answer[0], environ, start_response, answer[1])
-        route = state.router.static.get(method, _NO_ROUTES).get(path)
-        if route is None:
-            if not path.isascii():  # WSGI gives the path as latin-1; URLs are UTF-8
-                try:
-                    path = path.encode("latin-1").decode("utf-8")
-                except UnicodeError:
-                    return run(self._bad_url_route, environ, start_response, params)
-                environ["framework.path"] = path
-                found = state.router.find(method, path)
-            else:
-                found = state.router.find_parametric(method, path)
-            if found is None:
-                if self._not_allowed_route is not None:
-                    allowed = state.router.allowed_methods(path)
-                    if allowed:
-                        environ["framework.allow"] = ", ".join(allowed + ["OPTIONS"] * ("OPTIONS" not in allowed))
-                        return run(self._not_allowed_route, environ, start_response, params)
-                # state.not_found is built at ready(), which has run (above).
-                return run(state.not_found.find(path), environ, start_response, params)  # type: ignore[union-attr]
-            route, params = found
-        return run(route.compiled or self._compiled(route), environ, start_response, params)
-
-    def _route_encoded_slash(self, method: str, raw: str,
-                             environ: dict[str, Any]) -> tuple[CompiledRoute, dict[str, str]] | None:
-        """Route a path holding ``%2F`` as Fastify does: on the raw path, split at real
-        slashes, each segment decoded once (``/users%2F42`` is not ``/users/42``).
-        ``None`` when the path holds no encoded slash (PATH_INFO then routes the same)."""
-        target = raw.partition("?")[0]
-        if "%2f" not in target.lower():
-            return None
-        if not target.startswith("/"):  # absolute form: http://host/path
-            target = "/" + target.split("/", 3)[3] if target.count("/") >= 3 else "/"
-        segments = target.split("/")
-        script_name = environ.get("SCRIPT_NAME") or ""
-        if script_name:  # a mounted application: PATH_INFO starts after it
-            del segments[1:script_name.rstrip("/").count("/") + 1]
         try:
-            segments = [unquote(segment, errors="strict") for segment in segments]
-        except UnicodeDecodeError:
-            return self._bad_url_route, {}
-        found = self._state.router.find_segments(method, segments)
-        if found is None:
-            # state.not_found is built at ready(), which has run (requests are routed after it).
-            return self._state.not_found.find(environ.get("PATH_INFO") or "/"), {}  # type: ignore[union-attr]
-        route, params = found
-        return route.compiled or self._compiled(route), params
+            found = dispatch(state.router, environ["REQUEST_METHOD"], environ)
+        except BadUrlError:
+            return run(self._bad_url_route, environ, start_response, {})
+        route, params, decoded = found
+        if decoded is not None:  # what request.path shows
+            environ["framework.path"] = decoded
+        if route is not None:
+            return run(route.compiled or self._compiled(route), environ, start_response, params)
+        answer, allow = self._unrouted(environ, decoded or environ.get("PATH_INFO") or "/")
+        if allow:
+            environ["framework.allow"] = ", ".join(allow)
+        return run(answer, environ, start_response, params)
+
+    def _unrouted(self, environ: Mapping[str, Any], path: str) -> tuple[CompiledRoute, list[str]]:
+        """The answer to a request no route matches, and its ``Allow`` methods: a 405 when
+        ``method_not_allowed`` is on and another method has a route for the path, else the
+        not-found answer of the path's prefix (``path``, decoded)."""
+        state = self._state
+        if self._not_allowed_route is not None:
+            allowed = allowed_methods(state.router, environ)
+            if allowed:
+                return self._not_allowed_route, allowed + ["OPTIONS"] * ("OPTIONS" not in allowed)
+        # state.not_found is built at ready(), which has run (requests are routed after it).
+        return state.not_found.find(path), []  # type: ignore[union-attr]
 
     # Lifecycle.
     def close(self) -> None:
@@ -361,7 +333,6 @@ class Framework(Context):
         return render_plugins(self._state.plugin_tree.root)
 
 
-_NO_ROUTES: dict[str, Route] = {}
 
 
 def _refuse_bad_url(request: "Request", reply: "Reply") -> NoReturn:

@@ -14,6 +14,7 @@ from .errors import (RouteBodyLimitError, RouteBodyValidationNotSupportedError, 
                      TypeSchemaError)
 from .lifecycle.hooks import REQUEST_HOOKS, check_hook
 from .names import suggest_snake_name
+from .schemas.keywords import ANNOTATION_KEYWORDS
 from .schemas.store import is_object
 from .signatures import call_mismatch
 
@@ -118,7 +119,8 @@ class Route(Generic[ContextT]):
 
 
 def check_route_options(options: dict[str, Any]) -> None:
-    """Refuse a route that cannot work, at declaration (Fastify's FST_ERR_ROUTE_* checks)."""
+    """Refuse a route that cannot work, at declaration (Fastify's FST_ERR_ROUTE_* checks).
+    A schema's ``query`` alias becomes ``querystring`` in a new ``options["schema"]``."""
     methods = options["method"]
     url = options["url"]
     route = f"{','.join(methods)}:{url}"
@@ -144,8 +146,9 @@ def check_route_options(options: dict[str, Any]) -> None:
                                         ", ".join(SCHEMA_KEYS))
         if "query" in schema and "querystring" in schema:
             raise SchemaDuplicateError("querystring")
-        if "query" in schema:
-            schema["querystring"] = schema.pop("query")
+        if "query" in schema:  # a new dict: the caller's schema is read, never written
+            schema = options["schema"] = {("querystring" if key == "query" else key): value
+                                          for key, value in schema.items()}
         if schema.get("body") is not None:
             for method in methods:
                 if method in ("GET", "HEAD"):
@@ -318,13 +321,9 @@ def _is_success(status: int | str) -> bool:
     return key == "2xx" or (len(key) == 3 and key.isdigit() and key[0] == "2")
 
 
-#: Keywords that describe a response without saying anything of its shape.
-_DOCUMENTATION_KEYWORDS = frozenset(("description", "title", "examples", "example", "$comment"))
-
-
 def _documentation_only(entry: Any) -> bool:
-    """A response entry that documents a status without a schema of its body."""
-    return is_object(entry) and entry.keys() <= _DOCUMENTATION_KEYWORDS
+    """A response entry that documents a status without a schema of its body (annotations only)."""
+    return is_object(entry) and all(key in ANNOTATION_KEYWORDS for key in entry)
 
 
 def handler_types(handler: Any) -> tuple[tuple[Any, ...], Any]:

@@ -54,15 +54,14 @@ import copy
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from framework.schemas.store import (DATA_KEYWORDS, SCHEMA_MAPS, JSONData, RefIndex, Schema, absolutize, base_inside, json_equal,
-                               pointer_tokens)
+from framework.schemas.keywords import ANNOTATION_KEYWORDS, DATA_KEYWORDS, SCHEMA_MAPS
+from framework.schemas.store import JSONData, RefIndex, Schema, absolutize, base_inside, json_equal, pointer_tokens
 
 if TYPE_CHECKING:
     from framework.validation import ValidatorEngine
 
 __all__ = ["merge_patch", "merge", "apply_patch", "expand", "JsonPatchError", "MergePatchError"]
 
-_ANNOTATIONS = ("$comment", "title", "description", "examples", "default", "readOnly", "writeOnly")
 _MAX_DEPTH = 64
 
 #: A JSON value's own type, kept through a function (an object stays an object).
@@ -278,7 +277,7 @@ class _Expander:
         walked = self.walk(siblings, depth + 1)
         assert isinstance(walked, dict)  # (no $merge/$patch at its top: an object walks to an object)
         siblings = walked
-        annotations = {k: siblings.pop(k) for k in list(siblings) if k in _ANNOTATIONS or k == "$id"}
+        annotations = {k: siblings.pop(k) for k in list(siblings) if k in ANNOTATION_KEYWORDS or k == "$id"}
         if isinstance(result, dict):
             for key, value in annotations.items():
                 result.setdefault(key, value)

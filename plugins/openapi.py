@@ -121,6 +121,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 from framework import Context, Reply, Request, plugin
 from framework.errors import UnresolvableRefError
 from framework.route import Route
+from framework.schemas.keywords import DATA_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 from framework.schemas.store import (JSONData, RefIndex, base_inside, escape_token, is_object, iter_subschemas,
                                normalize_input_schema, to_pointer)
 
@@ -146,12 +147,6 @@ _OPTIONS = ("info", "servers", "tags", "external_docs", "security", "components"
             "error_responses", "transform", "remove_additional")
 _IGNORED = ("prefix",)
 _COMPONENT_NAME = re.compile(r"[^A-Za-z0-9._-]")
-#: Keywords whose values map names to subschemas (a token after them is a name, not a keyword).
-_NAME_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
-_SCHEMA_SINGLES = ("additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if",
-                   "then", "else")
-_DATA = ("enum", "const", "default", "examples", "example")
 
 #: A JSON value's own type, kept through a function (an object stays an object).
 _JsonT = TypeVar("_JsonT", bound=JSONData)
@@ -206,7 +201,7 @@ def _converted_tokens(tokens: list[str], document: JSONData) -> list[str]:
             out.append("prefixItems")
         else:
             out.append(token)
-        name_position = keyword and token in _NAME_MAPS
+        name_position = keyword and token in SCHEMA_MAPS
         if mapping is not None:
             node = mapping.get(token)
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
@@ -226,15 +221,15 @@ def _anchor_tokens(document: JSONData, anchor: str) -> list[str] | None:
             continue
         if node.get("$id") == anchor:
             return tokens
-        for key in _NAME_MAPS:
+        for key in SCHEMA_MAPS:
             value = node.get(key)
             if isinstance(value, dict):
                 stack.extend((sub, [*tokens, key, name]) for name, sub in value.items())
-        for key in (*_SCHEMA_LISTS, "items"):
+        for key in SCHEMA_LISTS:
             value = node.get(key)
             if isinstance(value, list):
                 stack.extend((sub, [*tokens, key, str(i)]) for i, sub in enumerate(value))
-        for key in (*_SCHEMA_SINGLES, "items"):
+        for key in SCHEMA_SINGLES:
             value = node.get(key)
             if isinstance(value, dict):
                 stack.append((value, [*tokens, key]))
@@ -273,11 +268,11 @@ def to_openapi_schema(schema: JSONData, ref: Callable[[str], str] | None = None,
     for key, value in schema.items():
         if key in ("$id", "errorMessage", "nullable", "$schema"):
             continue
-        if key in _DATA:
+        if key in DATA_KEYWORDS:
             out[key] = copy.deepcopy(value)
         elif key == "$ref" and isinstance(value, str):
             out[key] = ref(value) if ref else value
-        elif key in _NAME_MAPS and isinstance(value, dict):
+        elif key in SCHEMA_MAPS and isinstance(value, dict):
             converted: dict[str, JSONData] = {name: to_openapi_schema(sub, ref, closed) for name, sub in value.items()}
             if key == "definitions":
                 out["$defs"] = {**out.get("$defs", {}), **converted}
@@ -296,7 +291,7 @@ def to_openapi_schema(schema: JSONData, ref: Callable[[str], str] | None = None,
             out["items"] = to_openapi_schema(value, ref, closed)
         elif key == "additionalItems":
             continue  # ignored by draft 7 without tuple items
-        elif key in _SCHEMA_LISTS or key in _SCHEMA_SINGLES or key == "items":
+        elif key in SCHEMA_LISTS or key in SCHEMA_SINGLES:
             if key == "additionalProperties" and value is False and not closed:
                 continue
             out[key] = to_openapi_schema(value, ref, closed)

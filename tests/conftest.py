@@ -47,6 +47,12 @@ if INSTALLED:
     sys.path[:] = [entry for entry in sys.path if not _under_root(entry)]
 if str(SUPPORT_PATH) not in sys.path:
     sys.path.insert(0, str(SUPPORT_PATH))
+# The helpers and server apps that test modules in several folders import by name
+# (``from servers import start``, ``import mount_app``); pytest puts only each test
+# module's own folder on sys.path.
+SUPPORT_MODULES = pathlib.Path(__file__).resolve().parent / "support"
+if str(SUPPORT_MODULES) not in sys.path:
+    sys.path.insert(0, str(SUPPORT_MODULES))
 
 import framework  # noqa: E402  (after the sys.path set-up above, on purpose)
 import framework.plugins  # noqa: E402

@@ -80,7 +80,13 @@ LAYERS: list[tuple[str, tuple[str, ...], bool]] = [
         "framework.context", "framework.loader", "framework.decorators", "framework.route",
         "framework.mount", "framework.state", "framework.failed_start"), False),
     ("lifecycle", ("framework.lifecycle",), False),
-    ("engines", ("framework.validation", "framework.serialization", "framework.routing"), True),
+    # framework.serialization's facade (compile_serializer) hands the serializer the plain
+    # validator it needs for if/then/else and the meta-schema, as fast-json-stringify is
+    # handed Ajv: the serializer's own modules take it as an argument and import no validator.
+    ("the serializer's facade", ("framework.serialization",), False),
+    ("engines", ("framework.validation", "framework.routing", "framework.serialization.generator",
+                 "framework.serialization.checks", "framework.serialization.merging",
+                 "framework.serialization.runtime"), True),
     ("the wire and schemas", ("framework.http", "framework.schemas"), True),
     ("bottom", ("framework.errors", "framework.undefined", "framework.names", "framework.signatures"), True),
 ]
@@ -107,15 +113,15 @@ def test_every_module_is_in_a_layer():
 def test_no_module_imports_a_higher_layer_or_an_independent_sibling():
     wrong = []
     for name, targets in GRAPH.items():
-        layer, entry = _layer_of(name)
+        layer, _ = _layer_of(name)
         for target in sorted(targets):
             if target.startswith("framework.plugins"):
                 wrong.append(f"{name} -> {target} (the framework never imports a plugin)")
                 continue
-            target_layer, target_entry = _layer_of(target)
+            target_layer, _ = _layer_of(target)
             if target_layer < layer:
                 wrong.append(f"{name} ({LAYERS[layer][0]}) -> {target} ({LAYERS[target_layer][0]})")
-            elif target_layer == layer and LAYERS[layer][2] and target_entry != entry:
+            elif target_layer == layer and LAYERS[layer][2] and target.split(".")[:2] != name.split(".")[:2]:
                 wrong.append(f"{name} -> {target} (independent siblings in {LAYERS[layer][0]})")
     assert wrong == []
 
@@ -231,3 +237,82 @@ def test_no_dead_functions():
                 if uses < 2:
                     dead.append(f"{name}.{node.name}")
     assert dead == []
+
+
+#: A consumer's own choice of keywords (not a kind of keyword, so not a row of the table):
+#: what the fuzzer cannot draw an invalid value for, what typegen turns into a type.
+_OWN_KEYWORD_CHOICES = {("framework.testing.fuzzer", "_UNSURE"), ("framework.devtools.typegen", "_TYPING_KEYWORDS")}
+
+
+_COLLECTION_CALLS = ("frozenset", "set", "tuple", "list")
+
+
+def _literals(value: ast.expr):
+    """The tuple/list/set literals a value is made of: itself, those nested in literals, or
+    wrapped in ``frozenset(...)``; not those a comprehension or a test uses (``k in ("if",
+    "then", "else")`` names the keywords the code handles, it is not a list of them)."""
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+        yield value
+        for elt in value.elts:
+            yield from _literals(elt)
+    elif isinstance(value, ast.Dict):
+        for item in value.values:
+            yield from _literals(item)
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _COLLECTION_CALLS:
+        for arg in value.args:
+            yield from _literals(arg)
+    elif isinstance(value, ast.Starred):
+        yield from _literals(value.value)
+
+
+def _keyword_lists(tree: ast.Module, known: frozenset[str]) -> list[str]:
+    """``name = <tuple/list/set literal of 3+ strings, every one a known keyword>`` anywhere
+    in ``tree`` (nested in a bigger literal too), as ``name: keywords``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        name = ", ".join(ast.unparse(target) for target in targets)
+        for literal in _literals(value):
+            strings = [elt.value for elt in literal.elts
+                       if isinstance(elt, ast.Constant) and isinstance(elt.value, str)]
+            if len(strings) == len(literal.elts) >= 3 and all(s in known for s in strings):
+                found.append(f"{name}: {', '.join(strings)}")
+    return found
+
+
+def test_keywords_are_listed_only_in_the_keyword_table():
+    """Which keywords hold subschemas, data, annotations, or apply to one type is decided once,
+    in framework/schemas/keywords.py: a second list of keywords drifts from it."""
+    from framework.schemas.keywords import KNOWN_KEYWORDS
+    lists = {}
+    for name, tree in TREES.items():
+        if name == "framework.schemas.keywords":
+            continue
+        found = [entry for entry in _keyword_lists(tree, KNOWN_KEYWORDS)
+                 if (name, entry.partition(":")[0]) not in _OWN_KEYWORD_CHOICES]
+        if found:
+            lists[name] = found
+    assert lists == {}
+
+
+def test_the_keyword_list_check_finds_a_list_and_ignores_other_strings():
+    from framework.schemas.keywords import KNOWN_KEYWORDS
+    source = ('MAPS = ("properties", "patternProperties", "dependencies")\n'
+              'TABLE = ((("items", "contains", "maxItems"), f),)\n'
+              'def g():\n    keys = ["required", "minProperties", "maxProperties"]\n'
+              'TYPES = ("null", "boolean", "object")\n'
+              'TWO = ("anyOf", "oneOf")\n'
+              'MIXED = ("type", "nullable", "$merge")\n'
+              'WRAPPED = frozenset(("title", "description", "default"))\n'
+              'USED = {k: v for k, v in x.items() if k not in ("if", "then", "else")}\n')
+    assert sorted(_keyword_lists(ast.parse(source), KNOWN_KEYWORDS)) == sorted([
+        "MAPS: properties, patternProperties, dependencies",
+        "TABLE: items, contains, maxItems",
+        "keys: required, minProperties, maxProperties",
+        "WRAPPED: title, description, default",
+    ])

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from framework import Framework
-from test_server import call, free_port, start, stop
+from servers import call, free_port, start, stop
 
 AUTH = {"Authorization": "Bearer legacy-key"}
 

@@ -8,10 +8,12 @@ added it (a plugin wrapped with ``plugin(...)`` adds to the context that registe
 ``request``
     ``{"method", "url", "path", "query", "headers"}`` as asked.
 ``outcome``
-    ``"route"``, ``"not_found"`` or ``"method_not_allowed"`` (with ``allow``).
+    ``"route"``, ``"not_found"``, ``"method_not_allowed"`` (with ``allow``) or
+    ``"bad_url"`` (the path is not UTF-8: a 400). The route and its parameters are
+    what the request would get: ``framework.routing.dispatch`` decides both.
 ``route``
     ``{"method", "url", "params", "context", "prefix", "contexts"}``: the declared route,
-    the matched parameters, the context that declared it and its ancestry (root first).
+    the matched parameters (decoded, as the handler receives them), the context that declared it and its ancestry (root first).
 ``steps``
     What runs before the handler, in order (``request_id``, ``log_incoming``, each hook
     phase with its hooks, ``body`` with its limit and the parser the content type picks,
@@ -43,15 +45,17 @@ is its text form, which ``python -m framework explain module:app GET /url`` prin
 # pyright: reportPrivateUsage=false
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import parse_qsl, urlsplit
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from urllib.parse import parse_qsl, unquote_to_bytes, urlsplit
 
+from ..errors import BadUrlError
 from ..lifecycle.body_parsing import BodyParsing
 from ..http.media_types import parse_media_type
 from ..lifecycle.error_handling import default_error_handler
 from ..lifecycle.hooks import HookPhase
 from ..lifecycle.inputs import INPUT_PARTS, BODY_SCHEMA_METHODS, InputValidation, is_content_map
 from ..lifecycle.request_log import EchoRequestId, LogIncoming
+from ..routing.dispatch import dispatch
 from ..schemas.store import is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
@@ -65,15 +69,18 @@ REPLY_HOOKS = ("pre_serialization", "on_send", "on_response")
 
 class ExplainedApp(Protocol):
     """What ``explain`` reads of the application (``Framework`` is one): its state, the
-    405 answer and the compiled form of a route. Typed structurally so that the devtools
-    sit below the application and never import it."""
+    compiled form of a route, and the answers to a request no route takes (a path that is
+    not UTF-8; not found or 405). Typed structurally so that the devtools sit below the
+    application and never import it."""
 
     _state: "AppState"
-    _not_allowed_route: "CompiledRoute | None"
+    _bad_url_route: "CompiledRoute"
 
     def ready(self) -> object: ...
 
     def _compiled(self, route: "Route") -> "CompiledRoute": ...
+
+    def _unrouted(self, environ: Mapping[str, Any], path: str) -> "tuple[CompiledRoute, list[str]]": ...
 
 
 class Explanation(dict[str, Any]):
@@ -134,23 +141,26 @@ def explain(app: ExplainedApp, method: str, url: str, headers: dict[str, str] | 
                                   "headers": headers})
     not_found_routes = state.not_found
     assert not_found_routes is not None, "not-found routes are built at ready()"
-    found = state.router.find(method, path)
+    # The environ a WSGI server would give for this URL: routed as __call__ routes it.
+    environ = {"PATH_INFO": unquote_to_bytes(path).decode("latin-1"), "RAW_URI": url}
     params: dict[str, str] = {}
-    not_allowed = app._not_allowed_route
     compiled: CompiledRoute
-    if found is not None:
-        declared, params = found
-        compiled = declared.compiled or app._compiled(declared)
-        result["outcome"] = "route"
+    try:
+        found = dispatch(state.router, method, environ)
+    except BadUrlError:
+        compiled = app._bad_url_route
+        result["outcome"] = "bad_url"
     else:
-        allowed = state.router.allowed_methods(path) if not_allowed is not None else []
-        if allowed and not_allowed is not None:
-            compiled = not_allowed
-            result["outcome"] = "method_not_allowed"
-            result["allow"] = allowed + ["OPTIONS"] * ("OPTIONS" not in allowed)
+        declared, params, decoded = found
+        path = decoded or environ["PATH_INFO"]
+        if declared is not None:
+            compiled = declared.compiled or app._compiled(declared)
+            result["outcome"] = "route"
         else:
-            compiled = not_found_routes.find(path)
-            result["outcome"] = "not_found"
+            compiled, allow = app._unrouted(environ, path)
+            result["outcome"] = "method_not_allowed" if allow else "not_found"
+            if allow:
+                result["allow"] = allow
     context = compiled.context
     result["route"] = {"method": compiled.method, "url": compiled.url, "params": params, "context": context.name,
                        "prefix": context.prefix, "contexts": [c.name for c in context_chain(context)]}
@@ -309,6 +319,8 @@ def render(explanation: dict[str, Any]) -> str:
             lines.append("params: " + ", ".join(f"{k}={v!r}" for k, v in route["params"].items()))
     elif outcome == "not_found":
         lines.append(f"route: none, not found (prefix {route['prefix'] or '/'!s})")
+    elif outcome == "bad_url":
+        lines.append("route: none, 400 (the path is not UTF-8)")
     else:
         lines.append(f"route: none, 405 method not allowed (Allow: {', '.join(explanation['allow'])})")
     lines.append("context: " + " > ".join(route["contexts"]))

@@ -90,6 +90,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias, Union, cast
 
 from ..schemas.codegen import comment
 from ..errors import TypegenError, UnresolvableRefError
+from ..schemas.keywords import ANNOTATION_KEYWORDS, CORE_KEYWORDS, DEFINITION_KEYWORDS
 from ..schemas.store import RefIndex, base_inside, pointer_tokens, strip_fragment
 
 if TYPE_CHECKING:
@@ -307,6 +308,8 @@ def _type_names(schema: Schema) -> list[str] | None:
     return None
 
 
+#: typegen's own choice (not a kind of keyword, so not in the keyword table): the keywords
+#: it turns into a Python type.
 _TYPING_KEYWORDS = ("type", "properties", "items", "enum", "const", "$ref", "anyOf", "oneOf",
                     "additionalProperties", "patternProperties")
 
@@ -717,9 +720,6 @@ def _literal_type(values: list[Any]) -> _Type:
     return _union(members)
 
 
-_DEFINITION_KEYS = ("definitions", "$defs")
-
-
 def _holds_only_definitions(schema: Schema) -> bool:
     """A schema that only groups definitions (``{"$id": ..., "definitions": {...}}``), or
     only points at one of its own (``{"$ref": "#/definitions/User", "definitions": ...}``,
@@ -727,8 +727,8 @@ def _holds_only_definitions(schema: Schema) -> bool:
     ref = schema.get("$ref")
     if ref is not None and not (isinstance(ref, str) and ref.startswith("#/")):
         return False
-    return any(key in schema for key in _DEFINITION_KEYS) and not set(schema) - {
-        "$id", "$schema", "$comment", "title", "description", "$ref", *_DEFINITION_KEYS}
+    return any(key in schema for key in DEFINITION_KEYWORDS) and all(
+        key in CORE_KEYWORDS or key in ANNOTATION_KEYWORDS for key in schema)
 
 
 def _definitions(schema: Schema, outer: str) -> list[tuple[Schema, str, str]]:
@@ -738,7 +738,7 @@ def _definitions(schema: Schema, outer: str) -> list[tuple[Schema, str, str]]:
     while pending:
         node, node_outer = pending.pop(0)
         inner = base_inside(node, node_outer)
-        for keyword_name in _DEFINITION_KEYS:
+        for keyword_name in DEFINITION_KEYWORDS:
             for key, sub in (_as_schema(node.get(keyword_name)) or {}).items():
                 sub_schema = _as_schema(sub)
                 if sub_schema is not None:

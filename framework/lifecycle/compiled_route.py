@@ -6,27 +6,36 @@ decorators visible there), the steps that run before the handler (hook phases, b
 parsing, input validation: only those the route has), the handler, the response
 serializers by status, the hooks that shape and follow the reply, and the error-handler
 chain. ``framework.lifecycle.run.run`` then answers a request with it and looks nothing up.
+
+The declared route, its context and the app's state sit above the lifecycle in the
+package's layers: they are read here through the Protocols below, which they satisfy.
+The modules below this one read the compiled route through Protocols of their own
+(``request.RequestRoute``, ``reply.ReplyRoute``...), and the reply calls the error chain
+through the two functions the compiled route carries.
 """
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol
+
+from typing_extensions import TypeVar
 
 from ..http.body import BODY_METHODS, OPTIONAL_BODY_METHODS
 from .body_parsing import BodyParsing
-from .error_handling import default_error_handler
+from .error_handling import answer_error, default_error_handler, serialization_failure
 from .hooks import HookPhase, synchronous
-from .inputs import compile_input_building, compile_input_validation
+from .inputs import DeclaredRoute, compile_input_building, compile_input_validation
+from .request import Server
 from .request_log import EchoRequestId, LogIncoming, log_completed, parse_level
 from .responses import compile_response_serializers, strict_keywords
 from ..serialization import compile_serializer
 
 if TYPE_CHECKING:
-    from ..context import Context
+    from ..http.proxy import ProxyTrust
+    from ..validation.engine import ValidatorEngine
+    from .content_types import ContentTypeParsers
     from .reply import Reply
     from .request import Request
-    from ..route import Route
-    from ..state import AppState
 
 #: One step before the handler: ``step(request, reply)``; it may send the reply.
 Step = Callable[["Request", "Reply"], None]
@@ -34,17 +43,84 @@ Step = Callable[["Request", "Reply"], None]
 _PHASE_HOOKS = frozenset(("on_request", "pre_parsing", "pre_validation", "pre_handler"))
 
 
-class CompiledRoute:
+class RouteScope(Protocol):
+    """What a route takes from its context (``framework.context.Scope`` is one)."""
+
+    @property
+    def request_class(self) -> "type[Request]": ...
+    @property
+    def reply_class(self) -> "type[Reply]": ...
+    @property
+    def parsers(self) -> "ContentTypeParsers": ...
+    @property
+    def schemas(self) -> dict[str, Any]: ...
+    @property
+    def validator_compiler(self) -> Callable[..., Any] | None: ...
+    @property
+    def serializer_compiler(self) -> Callable[..., Any] | None: ...
+    @property
+    def schema_error_formatter(self) -> Callable[..., Any] | None: ...
+    @property
+    def error_handlers(self) -> tuple[Callable[..., Any], ...]: ...
+    @property
+    def hooks(self) -> Callable[[str], list[Callable[..., Any]]]: ...
+
+
+class DeclaringContext(Server, Protocol):
+    """The context that declared a route (a ``framework.context.Context``): what its
+    requests see of it, and its scope."""
+
+    def scope(self) -> RouteScope: ...
+
+
+_ContextT_co = TypeVar("_ContextT_co", bound=DeclaringContext, covariant=True)
+#: The class of the context that declared the route: ``framework.context.Context`` for a
+#: compiled ``framework.route.Route`` (inferred where it is built). A bare ``CompiledRoute``
+#: annotation leaves it open (``Any``): the modules above this one name it when they read
+#: more of the context than :class:`DeclaringContext` says.
+ContextT = TypeVar("ContextT", bound=DeclaringContext, default=Any)
+
+
+class Declared(DeclaredRoute, Protocol[_ContextT_co]):
+    """A declared route (``framework.route.Route`` is one), as compiling it reads it."""
+
+    @property
+    def context(self) -> _ContextT_co: ...
+    def own_hooks(self, name: str) -> list[Callable[..., Any]]: ...
+
+
+class AppSettings(Protocol):
+    """The app-wide settings a route is compiled with (``framework.state.AppState`` is one)."""
+
+    @property
+    def logger(self) -> logging.Logger: ...
+    @property
+    def request_id(self) -> Callable[[Any], str]: ...
+    @property
+    def request_id_header(self) -> str | None: ...
+    @property
+    def request_logging(self) -> bool: ...
+    @property
+    def proxy(self) -> "ProxyTrust | None": ...
+    @property
+    def body_limit(self) -> int: ...
+    @property
+    def max_body_depth(self) -> int: ...
+    def not_found_handler(self, path: str) -> Callable[..., Any]: ...
+    def validator_engine(self) -> "ValidatorEngine": ...
+
+
+class CompiledRoute(Generic[ContextT]):
     """One route, ready to answer. Attributes are read by the lifecycle, the reply and the error chain."""
 
-    def __init__(self, route: "Route", state: "AppState", handler: Callable[..., Any] | None = None,
+    def __init__(self, route: Declared[ContextT], state: AppSettings, handler: Callable[..., Any] | None = None,
                  parse_body: bool = True) -> None:
         scope = route.context.scope()
         self.route = route
         self.method = route.method
         self.url = route.url
         self.options = route.options
-        self.context: Context = route.context
+        self.context = route.context
         self.log: logging.Logger = state.logger
         #: Below this level ``request.log`` logs nothing (the route's ``log_level`` option).
         self.log_level = parse_level(route.options["log_level"]) if route.options.get("log_level") is not None else 0
@@ -67,6 +143,9 @@ class CompiledRoute:
         # Request logging's closing line, only when enabled: otherwise nothing changes here.
         self.on_response = hooks["on_response"] + ((log_completed,) if state.request_logging else ())
         self.on_error = hooks["on_error"]
+        #: The error chain's entry points, which the reply calls (it sits below this module).
+        self.answer_error = answer_error
+        self.serialization_failure = serialization_failure
         own_error_handler = route.options.get("error_handler")
         self.error_handlers = tuple(synchronous(fn) for fn in (
             *((own_error_handler,) if own_error_handler is not None else ()), *scope.error_handlers,

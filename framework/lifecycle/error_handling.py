@@ -13,15 +13,20 @@ response schema, an ``on_send`` hook that raises on the error reply too): the fi
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Generic
+
+from typing_extensions import TypeVar
 
 from ..http import encoding
-from ..errors import STATUS_CODES
+from ..http.status import STATUS_CODES
+from .request_log import describe
 
 if TYPE_CHECKING:
-    from .compiled_route import CompiledRoute
-    from .reply import Reply
+    from .reply import Reply, ReplyRoute
     from .request import Request
+
+#: A compiled route (``NotFoundRoutes`` holds them; this module sits below ``compiled_route``).
+RouteT = TypeVar("RouteT", default=Any)
 
 #: ``handler(error, request, reply)``: an error handler (``set_error_handler``).
 ErrorHandler = Callable[[BaseException, Any, Any], Any]
@@ -110,7 +115,7 @@ def _request_fields(request: "Request") -> dict[str, Any]:
     return {"req_id": request.id, "method": request.method, "url": request.url}
 
 
-def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", error: BaseException) -> None:
+def answer_error(route: "ReplyRoute", request: "Request", reply: "Reply", error: BaseException) -> None:
     """Run ``on_error`` hooks, then the error handlers until one sends a payload that is not an error."""
     for hook in route.on_error:
         try:
@@ -140,7 +145,7 @@ def answer_error(route: "CompiledRoute", request: "Request", reply: "Reply", err
     reply.code(500).send(_fixed_internal_error())
 
 
-def serialization_failure(route: "CompiledRoute", reply: "Reply", error: Exception) -> bytes:
+def serialization_failure(route: "ReplyRoute", reply: "Reply", error: Exception) -> bytes:
     """The answer when the reply to an error could not be rendered either (its payload
     does not fit the response schema for its status, an ``on_send`` hook raised on it):
     the fixed 500 JSON, the failure logged with its traceback (never its text to the client)."""
@@ -153,18 +158,6 @@ def serialization_failure(route: "CompiledRoute", reply: "Reply", error: Excepti
     return encoding.dumps_bytes(_fixed_internal_error())
 
 
-def describe(error: BaseException) -> str:
-    """``error`` for a log line, on one line (its text as ``repr``), even when its ``__str__`` raises."""
-    return f"{type(error).__name__}: {_text(error)!r}"
-
-
-def _text(error: BaseException) -> str:
-    try:
-        return str(error)
-    except Exception:
-        return f"<{type(error).__name__}: its text cannot be shown>"
-
-
 def _fixed_internal_error() -> dict[str, Any]:
     return {"statusCode": 500, "error": STATUS_CODES[500], "message": INTERNAL_ERROR_MESSAGE}
 
@@ -175,14 +168,14 @@ def default_not_found_handler(request: "Request", reply: "Reply") -> "Reply":
                                  "message": f"Route {request.method}:{request.url} not found"})
 
 
-class NotFoundRoutes:
+class NotFoundRoutes(Generic[RouteT]):
     """The not-found answer of each prefix, longest prefix first, the root's last."""
 
-    def __init__(self, by_prefix: list[tuple[str, CompiledRoute]], root: CompiledRoute) -> None:
+    def __init__(self, by_prefix: list[tuple[str, RouteT]], root: RouteT) -> None:
         self.by_prefix = sorted(by_prefix, key=lambda item: len(item[0]), reverse=True)
         self.root = root
 
-    def find(self, path: str) -> CompiledRoute:
+    def find(self, path: str) -> RouteT:
         """The not-found route for ``path``: its longest matching prefix's, else the root's."""
         for prefix, answer in self.by_prefix:
             if path == prefix or path.startswith(prefix + "/"):

@@ -15,13 +15,29 @@ longer than the file (``bytes=-5000`` of 1,000 bytes: the entire representation,
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from typing_extensions import Self
 
 if TYPE_CHECKING:
-    from .reply import Reply
+    from .request import Request
+
+
+class FileReply(Protocol):
+    """What ``send_file`` reads of, and does with, a reply (``framework.lifecycle.reply.Reply``
+    is one: it sits above this module, which it calls)."""
+
+    @property
+    def request(self) -> "Request[Any, Any, Any, Any]": ...
+    def code(self, status_code: int) -> Self: ...
+    def header(self, name: str, value: Any) -> Self: ...
+    def get_headers(self) -> dict[str, str | list[str]]: ...
+    def send(self, payload: Any = None) -> Self: ...
+    def call_not_found(self) -> Self: ...
+
 
 #: The reply's own class (a context's subclass) is what ``reply.send_file`` gives back.
-ReplyT = TypeVar("ReplyT", bound="Reply")
+ReplyT = TypeVar("ReplyT", bound=FileReply)
 
 
 def send_file(reply: ReplyT, path: "str | os.PathLike[str]", *, download_name: str | None, max_age: int | None,

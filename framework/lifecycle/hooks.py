@@ -15,14 +15,13 @@ import asyncio
 import functools
 import inspect
 import threading
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Literal, Protocol, TypeVar
 
 from ..errors import HookInvalidHandlerError, HookInvalidTypeError, HookNotSupportedError, HookSignatureError
 from ..names import suggest_snake_name
 from ..signatures import call_mismatch
 
 if TYPE_CHECKING:
-    from .reply import Reply
     from .request import Request
 
 T = TypeVar("T")
@@ -177,6 +176,14 @@ class Hooks:
 
 
 
+class SentFlag(Protocol):
+    """What a hook phase reads of the reply: whether a hook sent it (``framework.lifecycle.reply.Reply``
+    is one; the reply sits above this module, as it settles what its handler returned with it)."""
+
+    @property
+    def sent(self) -> bool: ...
+
+
 class HookPhase:
     """The lifecycle step of one request hook name: run each hook until one sends a reply."""
 
@@ -186,7 +193,7 @@ class HookPhase:
         self.name = name
         self.hooks = hooks
 
-    def __call__(self, request: "Request", reply: "Reply") -> None:
+    def __call__(self, request: "Request", reply: SentFlag) -> None:
         for hook in self.hooks:
             result = hook(request, reply)
             if result.__class__ not in PLAIN_RESULTS and inspect.isawaitable(result):

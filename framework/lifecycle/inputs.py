@@ -19,22 +19,35 @@ bound (1024 levels) is the limit.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from typing_extensions import TypeGuard
 
 from ..http.media_types import declared_essence, parse_media_type
 from ..errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
                      TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
-from ..schemas.store import (SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, RefIndex, base_inside, escape_token, is_array,
-                      is_object, normalize_input_schema)
+from ..schemas.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
+from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_object, normalize_input_schema
 from ..validation import Invalid
 
 if TYPE_CHECKING:
     from .content_types import ContentTypeParsers
     from .reply import Reply
     from .request import Request
-    from ..route import Route
+
+
+class DeclaredRoute(Protocol):
+    """What compiling a route's schemas reads of the declared route (``framework.route.Route``
+    is one: it sits above the lifecycle, which is given it at ``ready()``)."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def schema(self) -> dict[str, Any]: ...
 
 #: ``(schema key, request attribute)`` in the order parts validate.
 INPUT_PARTS = (("params", "params"), ("body", "body"), ("querystring", "query"), ("headers", "headers"))
@@ -179,7 +192,7 @@ class InputValidation:
         return f"<validate {', '.join(part.part for part in self.parts)}>"
 
 
-def compile_input_validation(route: "Route", compile_default: Callable[..., Validate],
+def compile_input_validation(route: DeclaredRoute, compile_default: Callable[..., Validate],
                              compiler: Callable[..., Any] | None, formatter: Formatter | None,
                              shared: dict[str, Any], parsers: "ContentTypeParsers | None" = None,
                              max_body_depth: int = 128) -> InputValidation | None:
@@ -432,7 +445,7 @@ def _build_record(refused: InputBuildError) -> dict[str, Any]:
             "message": refused.message}
 
 
-def compile_input_building(route: "Route", validation: InputValidation | None) -> InputBuilding | None:
+def compile_input_building(route: DeclaredRoute, validation: InputValidation | None) -> InputBuilding | None:
     """The building step of ``route`` (``None`` when its inputs need none, or nothing is
     validated: only validated data is built)."""
     from ..schemas.typeschema import builder_of

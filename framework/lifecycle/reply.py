@@ -13,24 +13,25 @@ server closes its body. Each context has its own subclass, which is where reply 
 from __future__ import annotations
 
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Protocol
 
 from orjson import dumps as _orjson_dumps
 from typing_extensions import Self
 
 from ..http import encoding
-from . import error_handling, streaming
-from ..errors import STATUS_LINES, BadStatusCodeError, ReplySerializationError, SerializationError, status_line
+from . import streaming
+from ..errors import BadStatusCodeError, ReplySerializationError, SerializationError
+from ..http.status import STATUS_LINES, status_line
 from ..http.headers import check_header, header_value, location
 from .hooks import PLAIN_RESULTS, settle
+from .request_log import describe
 
 if TYPE_CHECKING:
     import datetime
+    import logging
     import os
 
-    from .compiled_route import CompiledRoute
-    from ..context import Context
-    from .request import Request
+    from .request import Request, Server
 
 StartResponse = Callable[..., Any]
 
@@ -39,6 +40,51 @@ TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
 #: The Content-Type of an answer without a body (``None`` sent, a redirect).
 EMPTY_CONTENT_TYPE = TEXT_CONTENT_TYPE
 _NO_BODY_STATUSES = frozenset((204, 304))
+
+
+class StatusSerializers(Protocol):
+    """A route's response serializers (``framework.lifecycle.responses.ResponseSerializers``)."""
+
+    def serialize(self, payload: Any, status: int, content_type: str | None,
+                  override: Callable[[Any], str | bytes] | None, is_error: bool) -> str | bytes: ...
+
+
+class ReplyRoute(Protocol):
+    """What a reply (and the error chain driving it) reads of its compiled route:
+    ``framework.lifecycle.compiled_route.CompiledRoute`` is one. The compiled route sits
+    above the reply, so the reply names these; the error chain's two entry points come
+    with the route (set at ``ready()``), so the reply needs no import of it."""
+
+    @property
+    def method(self) -> str: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def log(self) -> "logging.Logger": ...
+    @property
+    def context(self) -> "Server": ...
+    @property
+    def plain_json(self) -> bool: ...
+    @property
+    def serializers(self) -> StatusSerializers: ...
+    @property
+    def pre_serialization(self) -> tuple[Callable[..., Any], ...]: ...
+    @property
+    def on_send(self) -> tuple[Callable[..., Any], ...]: ...
+    @property
+    def on_response(self) -> tuple[Callable[..., Any], ...]: ...
+    @property
+    def on_error(self) -> tuple[Callable[..., Any], ...]: ...
+    @property
+    def error_handlers(self) -> tuple[Callable[..., Any], ...]: ...
+    @property
+    def not_found_handler(self) -> Callable[[str], Callable[..., Any]]: ...
+    #: ``answer_error(route, request, reply, error)``: ``framework.lifecycle.error_handling.answer_error``.
+    @property
+    def answer_error(self) -> "Callable[[ReplyRoute, Request[Any, Any, Any, Any], Reply, BaseException], None]": ...
+    #: ``serialization_failure(route, reply, error)``: ``framework.lifecycle.error_handling.serialization_failure``.
+    @property
+    def serialization_failure(self) -> "Callable[[ReplyRoute, Reply, Exception], bytes]": ...
 
 
 class Reply:
@@ -50,7 +96,7 @@ class Reply:
     request: "Request"
     status_code: int
     sent: bool
-    _route: "CompiledRoute"
+    _route: ReplyRoute
     _headers: dict[str, Any]
     _payload: Any = None
     _serializer: Callable[[Any], str | bytes] | None = None
@@ -58,7 +104,7 @@ class Reply:
     #: The exception this reply answers, once the error chain has taken it.
     error: BaseException | None = None
 
-    def __init__(self, request: "Request", route: "CompiledRoute") -> None:
+    def __init__(self, request: "Request", route: ReplyRoute) -> None:
         self.request = request
         self.status_code = 200
         self.sent = False
@@ -209,7 +255,7 @@ class Reply:
         return self
 
     @property
-    def server(self) -> "Context":
+    def server(self) -> "Server":
         """The context that declared the route."""
         return self._route.context
 
@@ -268,7 +314,7 @@ class Reply:
         if type(self._payload) is tuple and _looks_like_status_tuple(self._payload):  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
             self._payload = self._status_tuple_error()
         if isinstance(self._payload, BaseException):  # pyright: ignore[reportUnknownMemberType]
-            error_handling.answer_error(self._route, self.request, self, self._payload)
+            self._route.answer_error(self._route, self.request, self, self._payload)
         try:
             body = self._body()
         except Exception as error:
@@ -325,12 +371,12 @@ class Reply:
         this already was the answer to an error."""
         if self.error is None:
             self.status_code = 200  # the new error's status applies
-            error_handling.answer_error(self._route, self.request, self, error)
+            self._route.answer_error(self._route, self.request, self, error)
             try:
                 return self._body()
             except Exception as second:
                 error = second
-        return error_handling.serialization_failure(self._route, self, error)
+        return self._route.serialization_failure(self._route, self, error)
 
     def _body(self) -> "bytes | _PassThrough | streaming.Stream":
         """The payload as body bytes (after the error chain, if the payload was an error)."""
@@ -457,7 +503,7 @@ class _AfterResponse:
 
     __slots__ = ("body", "route", "request", "reply")
 
-    def __init__(self, body: bytes, route: "CompiledRoute", request: "Request", reply: Reply) -> None:
+    def __init__(self, body: bytes, route: ReplyRoute, request: "Request", reply: Reply) -> None:
         self.body = body
         self.route = route
         self.request = request
@@ -471,7 +517,7 @@ class _AfterResponse:
             try:
                 hook(self.request, self.reply)
             except Exception as error:
-                self.route.log.error("on_response hook failed: %s", error_handling.describe(error), exc_info=error)
+                self.route.log.error("on_response hook failed: %s", describe(error), exc_info=error)
 
 
 class _AfterPassThrough(_AfterResponse):
@@ -480,7 +526,7 @@ class _AfterPassThrough(_AfterResponse):
 
     __slots__ = ("inner",)
 
-    def __init__(self, inner: Iterable[bytes], route: "CompiledRoute", request: "Request", reply: Reply) -> None:
+    def __init__(self, inner: Iterable[bytes], route: ReplyRoute, request: "Request", reply: Reply) -> None:
         self.inner = inner
         self.route = route
         self.request = request

@@ -7,7 +7,7 @@ which is where request decorators live (see ``Context.decorate_request``).
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Generic, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, overload
 from urllib.parse import quote
 
 from typing_extensions import TypeVar
@@ -19,10 +19,8 @@ from .request_log import RequestLogger
 if TYPE_CHECKING:
     from werkzeug.wrappers import Request as WerkzeugRequest
 
-    from .compiled_route import CompiledRoute
     from ..http.media_types import MediaType
-    from ..context import Context
-    from ..http.proxy import Forwarded
+    from ..http.proxy import Forwarded, ProxyTrust
 
 T = TypeVar("T")
 
@@ -32,6 +30,49 @@ BodyT = TypeVar("BodyT", default=Any)
 QueryT = TypeVar("QueryT", default=dict[str, Any])
 ParamsT = TypeVar("ParamsT", default=dict[str, Any])
 HeadersT = TypeVar("HeadersT", default=dict[str, Any])
+
+
+class Server(Protocol):
+    """``request.server`` and ``reply.server``: the context that declared the route (a
+    ``framework.context.Context``), as a handler sees it.
+
+    A Protocol rather than the class itself: the request and the reply sit below the
+    contexts in the package's layers (a context builds their classes), so they name what
+    a handler reads of it. Its decorators (``server.decorate("db", ...)``, then
+    ``request.server.db``) read as ``Any`` through ``__getattr__``, as they do on a
+    ``Context``; a generic parameter would make every ``Request[...]`` annotation longer
+    for the same result.
+    """
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def prefix(self) -> str: ...
+    @property
+    def log(self) -> logging.Logger: ...
+    def has_decorator(self, name: str) -> bool: ...
+    def has_request_decorator(self, name: str) -> bool: ...
+    def has_reply_decorator(self, name: str) -> bool: ...
+    def has_plugin(self, name: str) -> bool: ...
+    def __getattr__(self, name: str) -> Any: ...
+
+
+class RequestRoute(Protocol):
+    """What a request reads of its compiled route (``framework.lifecycle.compiled_route.CompiledRoute``
+    is one; this module sits below it)."""
+
+    @property
+    def request_id(self) -> "Callable[[Request[Any, Any, Any, Any]], str]": ...
+    @property
+    def proxy(self) -> "ProxyTrust | None": ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def context(self) -> Server: ...
+    @property
+    def log(self) -> logging.Logger: ...
+    @property
+    def log_level(self) -> int: ...
 
 
 class lazy(Generic[T]):
@@ -110,7 +151,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     #: The body's parsed ``Content-Type`` (set when a body is parsed).
     media_type: "MediaType | None" = None
 
-    def __init__(self, environ: dict[str, Any], params: dict[str, Any], route: "CompiledRoute") -> None:
+    def __init__(self, environ: dict[str, Any], params: dict[str, Any], route: RequestRoute) -> None:
         self.environ = environ
         self.params = params  # type: ignore[assignment]  # a params schema may coerce them
         self._route = route
@@ -209,7 +250,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
         return self._route.options
 
     @property
-    def server(self) -> "Context":
+    def server(self) -> Server:
         """The context that declared the route."""
         return self._route.context
 

@@ -25,15 +25,38 @@ import logging
 import os
 import re
 import time
-from typing import TYPE_CHECKING, Any, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any, Callable, MutableMapping, Protocol
 
 if TYPE_CHECKING:
-    from .reply import Reply
-    from .request import Request
-
     _LoggerAdapter = logging.LoggerAdapter[logging.Logger]
 else:  # not subscriptable at run time before Python 3.11
     _LoggerAdapter = logging.LoggerAdapter
+
+class LoggedRequest(Protocol):
+    """What request ids and the request log read of a request. This module sits below
+    ``framework.lifecycle.request`` (whose ``Request`` is one), so it names only these."""
+
+    @property
+    def environ(self) -> dict[str, Any]: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def ip(self) -> str | None: ...
+    @property
+    def log(self) -> "logging.LoggerAdapter[logging.Logger]": ...
+
+
+class LoggedReply(Protocol):
+    """What the request log reads of, and sets on, a reply (``framework.lifecycle.reply.Reply`` is one)."""
+
+    @property
+    def status_code(self) -> int: ...
+    def header(self, name: str, value: Any) -> object: ...
+
 
 #: An incoming request id is kept only when it matches this (at most 64 safe characters).
 SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -64,6 +87,18 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_ids.reseed)
 
 
+def describe(error: BaseException) -> str:
+    """``error`` for a log line, on one line (its text as ``repr``), even when its ``__str__`` raises."""
+    return f"{type(error).__name__}: {_text(error)!r}"
+
+
+def _text(error: BaseException) -> str:
+    try:
+        return str(error)
+    except Exception:
+        return f"<{type(error).__name__}: its text cannot be shown>"
+
+
 def default_request_id() -> str:
     """A request id unique across processes and machines (see the module docstring)."""
     return _ids()
@@ -80,20 +115,20 @@ def parse_level(level: Any) -> int:
     raise ValueError(f"unknown log_level {level!r}: use one of {', '.join(LEVELS)} or a logging level")
 
 
-def request_id_reader(header: str | None, generate: Callable[[Any], Any] | None) -> Callable[["Request"], str]:
+def request_id_reader(header: str | None, generate: Callable[[Any], Any] | None) -> Callable[[LoggedRequest], str]:
     """What ``request.id`` calls: the incoming id when ``header`` is set and it is safe,
     else ``generate(request)`` (``gen_request_id``) or the default id."""
     if generate is None:
-        def fresh(request: "Request") -> str:
+        def fresh(request: LoggedRequest) -> str:
             return _ids()
     else:
-        def fresh(request: "Request") -> str:
+        def fresh(request: LoggedRequest) -> str:
             return str(generate(request))
     if header is None:
         return fresh
     key = "HTTP_" + header.upper().replace("-", "_")
 
-    def incoming_or_fresh(request: "Request") -> str:
+    def incoming_or_fresh(request: LoggedRequest) -> str:
         incoming: str | None = request.environ.get(key)
         if incoming and _match_safe_id(incoming):
             return incoming
@@ -137,7 +172,7 @@ class EchoRequestId:
     def __init__(self, header: str) -> None:
         self.header = header
 
-    def __call__(self, request: "Request", reply: "Reply") -> None:
+    def __call__(self, request: LoggedRequest, reply: LoggedReply) -> None:
         reply.header(self.header, request.id)
 
     def __repr__(self) -> str:
@@ -149,7 +184,7 @@ class LogIncoming:
 
     __slots__ = ()
 
-    def __call__(self, request: "Request", reply: "Reply") -> None:
+    def __call__(self, request: LoggedRequest, reply: LoggedReply) -> None:
         request.__dict__["_log_started"] = time.perf_counter()
         log = request.log
         if log.isEnabledFor(logging.INFO):
@@ -160,7 +195,7 @@ class LogIncoming:
         return "<log incoming request>"
 
 
-def log_completed(request: "Request", reply: "Reply") -> None:
+def log_completed(request: LoggedRequest, reply: LoggedReply) -> None:
     """An ``on_response`` hook: log "request completed" with the status and the time taken."""
     log = request.log
     if log.isEnabledFor(logging.INFO):

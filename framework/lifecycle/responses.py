@@ -10,7 +10,7 @@ turns an error into a 500 or an empty object.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Union
 
 from orjson import dumps as _orjson_dumps
 
@@ -18,12 +18,11 @@ from ..http import encoding
 from ..http.media_types import declared_essence, parse_media_type
 from .error_handling import ErrorPayload
 from ..errors import ResponseSchemaKeyError, SchemaSerializationBuildError
-from .inputs import is_content_map
+from .inputs import DeclaredRoute, is_content_map
 
 if TYPE_CHECKING:
-    from ..route import Route
     from ..schemas.keywords import StrictMode
-    from ..state import AppState
+    from ..validation.engine import ValidatorEngine
 
 #: A compiled response serializer: ``serializer(payload)`` is the JSON text.
 Serializer = Callable[[Any], Union[str, bytes]]
@@ -84,7 +83,13 @@ class ResponseSerializers:
         return f"<response serializers {', '.join(keys)}>"
 
 
-def strict_keywords(state: "AppState") -> "tuple[StrictMode, frozenset[str]] | None":
+class HasValidatorEngine(Protocol):
+    """The app's state as :func:`strict_keywords` reads it (``framework.state.AppState`` is one)."""
+
+    def validator_engine(self) -> "ValidatorEngine": ...
+
+
+def strict_keywords(state: HasValidatorEngine) -> "tuple[StrictMode, frozenset[str]] | None":
     """Strict mode for the built-in serializer, as the app's validator has it (``custom_options``'
     ``strict``, on by default): ``(mode, keywords the validator knows)``, or ``None`` when off."""
     engine = state.validator_engine()
@@ -92,7 +97,7 @@ def strict_keywords(state: "AppState") -> "tuple[StrictMode, frozenset[str]] | N
     return (mode, engine.known_keywords) if mode else None
 
 
-def compile_response_serializers(route: "Route", compile_default: Callable[..., Serializer],
+def compile_response_serializers(route: DeclaredRoute, compile_default: Callable[..., Serializer],
                                  compiler: Callable[..., Serializer] | None, shared: dict[str, Any],
                                  strict: "tuple[StrictMode, frozenset[str]] | None" = None) -> ResponseSerializers:
     """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function).

@@ -36,17 +36,53 @@ import os
 import queue
 import threading
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Protocol, TypeVar
 
 from orjson import dumps as _orjson_dumps
+from typing_extensions import Self
 
-from ..errors import status_line
+from ..http.status import status_line
 
 if TYPE_CHECKING:
-    from .reply import Reply
+    from .request import Request
+
+
+class StreamedRoute(Protocol):
+    """What streaming reads of the reply's compiled route (``CompiledRoute`` is one)."""
+
+    @property
+    def log(self) -> logging.Logger: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def url(self) -> str: ...
+    @property
+    def on_response(self) -> tuple[Callable[..., Any], ...]: ...
+
+
+class StreamedReply(Protocol):
+    """What streaming reads of, and does with, a reply: ``framework.lifecycle.reply.Reply``
+    is one. This module sits below the reply (which hands it its streams), so it names
+    these, the reply's own rendering steps included."""
+
+    @property
+    def request(self) -> "Request[Any, Any, Any, Any]": ...
+    @property
+    def status_code(self) -> int: ...
+    error: BaseException | None
+    @property
+    def _route(self) -> StreamedRoute: ...
+    @property
+    def _headers(self) -> dict[str, Any]: ...
+    def _start(self, start_response: Callable[..., Any], body: bytes) -> Iterable[bytes]: ...
+    def _lines(self) -> list[tuple[str, str]]: ...
+    def _render_error(self, start_response: Callable[..., Any], error: BaseException) -> Iterable[bytes]: ...
+    def header(self, name: str, value: Any) -> Self: ...
+    def send(self, payload: Any = None) -> Self: ...
+
 
 #: The reply's own class (a context's subclass) is what ``reply.sse`` gives back.
-ReplyT = TypeVar("ReplyT", bound="Reply")
+ReplyT = TypeVar("ReplyT", bound=StreamedReply)
 
 _BLOCK = 65536
 _NO_BODY_STATUSES = frozenset((204, 304))
@@ -100,7 +136,7 @@ def _close(value: Any) -> None:
         close()
 
 
-def start(reply: "Reply", start_response: Callable[..., Any], stream: Stream) -> Iterable[bytes]:
+def start(reply: StreamedReply, start_response: Callable[..., Any], stream: Stream) -> Iterable[bytes]:
     """Answer the server with a streamed body (see the module's docstring)."""
     payload = stream.payload
     route = reply._route
@@ -152,7 +188,7 @@ class _StreamBody:
 
     __slots__ = ("first", "iterator", "source", "reply")
 
-    def __init__(self, first: bytes, iterator: Iterator[Any], source: Any, reply: "Reply") -> None:
+    def __init__(self, first: bytes, iterator: Iterator[Any], source: Any, reply: StreamedReply) -> None:
         self.first = first
         self.iterator = iterator
         self.source = source

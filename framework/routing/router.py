@@ -425,10 +425,9 @@ class Router(Generic[T]):
         keys = segments if self.case_sensitive else [segment.lower() for segment in segments]
         return self._match(node, keys, segments, 1, [])
 
-    def allowed_methods(self, path: str) -> list[str]:
-        """The methods that have a route matching ``path`` (for ``405`` and ``OPTIONS``'s ``Allow``)."""
-        return [method for method in sorted(set(self.static) | set(self._trees))
-                if self.find(method, path) is not None]
+    def methods(self) -> list[str]:
+        """The methods that have a route, sorted."""
+        return sorted(set(self.static) | set(self._trees))
 
     def _match(self, node: _Node[T], keys: list[str], segments: list[str], index: int,
                values: list[str]) -> tuple[T, dict[str, str]] | None:

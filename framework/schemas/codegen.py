@@ -6,18 +6,26 @@ Both engines turn a schema into Python source at start-up, then ``compile()`` an
 - :class:`Emitter`: lines of source with indentation (``with emitter.line("if x:"):``
   indents what is emitted inside and adds ``pass`` to an empty block), and an optional
   comment per line, usually the schema path the line checks;
-- :class:`Constants`: the constants table. Schema values (names, limits, patterns,
-  defaults, error specs) reach generated code as named globals, never as source text;
-- :func:`comment`: the one way schema text enters the source, ``repr()``-quoted after
-  ``#`` so that no character of it (a newline in a property name) can end the comment;
+- :func:`literal`: how a schema value that Python can write as a literal (a property
+  name, a limit, a ``const`` string: ``str``, ``int``, finite ``float``, ``bool``,
+  ``None``) enters the source: written out through the ``repr()`` of its plain type,
+  which is always a valid literal of the same value, whatever its text (quotes,
+  newlines, ``\"\"\"``, backslashes, ``__import__``). Reading a literal costs no
+  global lookup;
+- :class:`Constants`: the constants table, for the values that are not literals
+  (compiled patterns, sets, lists and dicts, functions, error specs): they reach
+  generated code as named globals (:meth:`Constants.source` picks literal or constant);
+- :func:`comment`: schema text in a comment, ``repr()``-quoted after ``#`` so that no
+  character of it (a newline in a property name) can end the comment;
 - :class:`CodeCache`, :func:`run`, :func:`load`: compile once per distinct source (thread-safe),
   register the source with :mod:`linecache` so tracebacks through generated code show
   its real lines, and ``exec`` it in its namespace.
 
 Comments do not change a code object, so :func:`load` compiles the *code* of a source
 (its lines without comments) once and gives each full source (comments included) its
-own file name: schemas of the same shape (other names, other limits) share the compiled
-code, and each traceback still shows its own schema's paths.
+own file name: schemas whose code differs only in constants (other patterns, other
+``enum`` values) share the compiled code, and each traceback still shows its own
+schema's paths.
 """
 from __future__ import annotations
 
@@ -27,7 +35,28 @@ import threading
 from types import CodeType
 from typing import Any
 
-__all__ = ["Emitter", "Constants", "CodeCache", "comment", "load", "run"]
+__all__ = ["Emitter", "Constants", "CodeCache", "comment", "literal", "load", "run"]
+
+# repr() of an int longer than this many digits raises (sys.int_info.str_digits_check_threshold).
+_LONGEST_INT_LITERAL = 10 ** 600
+
+
+def literal(value: Any) -> str | None:
+    """The Python source of ``value`` as a literal, or ``None`` when it has none.
+
+    The ``repr()`` of the value's plain type: a ``str`` or ``int`` subclass (a ``str`` enum
+    member) may have a ``__repr__`` that is not a literal; ``inf``/``nan`` and huge ints
+    have none either.
+    """
+    if value is None or value is True or value is False:
+        return repr(value)
+    if isinstance(value, str):
+        return str.__repr__(value)
+    if isinstance(value, int) and not isinstance(value, bool) and -_LONGEST_INT_LITERAL < value < _LONGEST_INT_LITERAL:
+        return int.__repr__(value)
+    if isinstance(value, float) and value - value == 0:  # finite
+        return float.__repr__(value)
+    return None
 
 
 def comment(text: Any) -> str:
@@ -111,7 +140,13 @@ class Constants:
         self._keep: list[Any] = []
         self._count = 0
 
+    def source(self, value: Any, kind: str = "c") -> str:
+        """Source text for ``value``: its :func:`literal`, else the name of a constant."""
+        written = literal(value)
+        return written if written is not None else self.name(value, kind)
+
     def name(self, value: Any, kind: str = "c") -> str:
+        """The global bound to ``value``: ``_<kind><n>``."""
         found = self._names.get(id(value))
         if found is not None and self.namespace.get(found) is value:
             return found

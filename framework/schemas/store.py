@@ -12,7 +12,7 @@ through these, so they agree on what a schema means:
   the network: a reference that is neither in the schema nor in the shared store raises
   :class:`framework.errors.UnresolvableRefError`, reported at ``ready()``;
 - :func:`base_inside`, :func:`join`, :func:`absolutize`: base URIs;
-- :func:`iter_subschemas` and the keyword lists it walks;
+- :func:`iter_subschemas` (it walks the keywords :mod:`framework.schemas.keywords` says hold subschemas);
 - JSON pointers (:func:`escape_token`, :func:`pointer_tokens`, :func:`to_pointer`);
 - :func:`json_equal`: JSON's equality (``1 == 1.0``, ``True != 1``);
 - the type aliases :data:`Schema` and :data:`JSONValue`.
@@ -27,6 +27,11 @@ from typing_extensions import TypeGuard
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import SchemaAlreadyPresentError, SchemaMissingIdError
+# The keyword sets the walkers follow (re-exported, for code that reads them from here).
+from .keywords import DATA_KEYWORDS as DATA_KEYWORDS
+from .keywords import SCHEMA_LISTS as SCHEMA_LISTS
+from .keywords import SCHEMA_MAPS as SCHEMA_MAPS
+from .keywords import SCHEMA_SINGLES as SCHEMA_SINGLES
 # Re-exported: the resolver's error, importable from here as well.
 from ..errors import UnresolvableRefError as UnresolvableRefError
 
@@ -52,15 +57,6 @@ def is_object(value: object) -> TypeGuard[dict[str, Any]]:
 def is_array(value: object) -> TypeGuard[list[Any]]:
     """Whether a JSON value is an array: for checkers, a ``list[Any]``."""
     return isinstance(value, list)
-
-
-#: Keywords whose values are maps of subschemas, lists of subschemas, or one subschema.
-SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
-SCHEMA_LISTS = ("items", "allOf", "anyOf", "oneOf")
-SCHEMA_SINGLES = ("items", "additionalItems", "additionalProperties", "contains",
-                  "propertyNames", "not", "if", "then", "else")
-#: Keywords whose values are data, never schemas (nothing inside them is a ``$ref``).
-DATA_KEYWORDS = ("enum", "const", "default", "examples")
 
 
 class SchemaStore:

@@ -77,10 +77,10 @@ from typing import Any, Callable
 
 from ..schemas.codegen import CodeCache, load
 from ..errors import SchemaCompileError, SerializationError
-from ..schemas.store import RefIndex
+from ..schemas.store import RefIndex, draft07_meta_schema
 from ..schemas.keywords import StrictMode
 from .checks import check_schema, check_shared, check_strict
-from .generator import SerializerGenerator, Shaper
+from .generator import SerializerGenerator, Shaper, ValidatorCompiler
 
 __all__ = ["compile_serializer", "compile_source", "SerializationError", "SerializerGenerator",
            "Shaper", "SchemaCompileError"]
@@ -93,6 +93,38 @@ _lock = threading.Lock()
 _CODE_CACHE = CodeCache("serializer")
 
 
+#: The validator options of the serializer's checks: a plain validator, which changes
+#: nothing. (Strict mode is the response schema's check, with the app's option and
+#: keywords: not here.)
+PLAIN_VALIDATOR_OPTIONS: dict[str, Any] = {"coerce_types": False, "use_defaults": False,
+                                           "remove_additional": False, "strict": False}
+_validators: list[tuple[ValidatorCompiler, Callable[[Any], Any]]] = []
+_validators_lock = threading.Lock()
+
+
+def _plain_validators() -> tuple[ValidatorCompiler, Callable[[Any], Any]]:
+    """``(compile, meta_validate)``: the framework's plain validator, and its validator of
+    the draft-07 meta-schema, built once.
+
+    The one place the serializer meets the validator: its generator and checks take
+    these as arguments and import no validator.
+    """
+    if not _validators:
+        with _validators_lock:
+            if not _validators:
+                from ..validation import ValidatorEngine
+                engine = ValidatorEngine(PLAIN_VALIDATOR_OPTIONS)
+                meta = ValidatorEngine(PLAIN_VALIDATOR_OPTIONS)
+                # Formats are not asserted by the meta-schema check (a deliberate difference):
+                # ``$ref`` targets and patterns are checked by the resolver and the generator,
+                # with their own messages, and a definition named "my name" needs no
+                # percent-encoding.
+                for name in ("uri", "uri-reference", "regex"):
+                    meta.add_format(name, lambda value: True)
+                _validators.append((engine.compile, meta.compile(draft07_meta_schema())))
+    return _validators[0]
+
+
 def _cache_key(schema: Any, index: RefIndex) -> str:
     return json.dumps([schema, index.reached], sort_keys=True, default=repr)
 
@@ -103,7 +135,7 @@ def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     Raises :class:`framework.schemas.store.UnresolvableRefError` for a ``$ref`` that names nothing.
     """
     shared = shared if shared is not None else {}
-    return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload()).source
+    return SerializerGenerator(schema, shared, RefIndex(schema, shared).preload(), _plain_validators()[0]).source
 
 
 def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, strict: StrictMode = False,
@@ -126,17 +158,18 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
     serializer = _cache.get(key)
     if serializer is not None and not strict:
         return serializer
-    check_schema(schema)
+    compile_validator, meta_validate = _plain_validators()
+    check_schema(schema, meta_validate)
     if strict:
         check_strict(schema, keywords, SerializerGenerator.FORMATS, document, strict)
-    check_shared(shared, index.reached, strict, keywords, SerializerGenerator.FORMATS)
+    check_shared(shared, index.reached, strict, keywords, SerializerGenerator.FORMATS, meta_validate)
     if serializer is not None:
         return serializer
     with _lock:
         serializer = _cache.get(key)
         if serializer is not None:
             return serializer
-        generator = SerializerGenerator(schema, shared, index)
+        generator = SerializerGenerator(schema, shared, index, compile_validator)
         namespace = generator.namespace
         source = load(_CODE_CACHE, generator.emitter, namespace, generator.HEADER)
         compiled: Serializer = namespace["serialize"]  # the generated module defines it

@@ -2,25 +2,25 @@
 
 fast-json-stringify 5 validates each schema it builds (and each shared schema) against
 the draft-07 meta-schema and refuses an invalid one; :func:`check_schema` does the same
-with the framework's validator engine and names the schema path of the first problem
-(``#/properties/a/type should be equal to one of the allowed values``).
+with the meta-schema's validator its caller passes (it imports no validator) and names
+the schema path of the first problem (``#/properties/a/type should be equal to one of
+the allowed values``).
 
 :func:`check_strict` is strict mode for response schemas (Ajv's default, and ours, from
 ``validator={"custom_options": {"strict": ...}}``): an unknown keyword (``requried``,
 ``minLenght``) or an unknown ``format`` is an error naming its path (``"log"``: a
-warning). The known keywords are the validator's table
+warning). The known keywords are the keyword table's
 (:data:`framework.schemas.keywords.KNOWN_KEYWORDS`) plus those a validator plugin added.
 """
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Any, Callable
 
 from ..errors import SchemaCompileError, SchemaValidationFailure
-from ..schemas.store import JSONData, Schema, draft07_meta_schema, escape_token, pointer_tokens, value_at
-from ..schemas.keywords import StrictMode, check_keywords, location
+from ..schemas.store import JSONData, Schema, escape_token, pointer_tokens, value_at
+from ..schemas.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES, StrictMode, check_keywords, location
 
 __all__ = ["check_schema", "check_strict", "KNOWN_FORMATS"]
 
@@ -34,42 +34,19 @@ KNOWN_FORMATS = frozenset((
 
 _log = logging.getLogger("framework.validation")
 
-_SCHEMA_MAPS = ("properties", "patternProperties", "definitions", "$defs", "dependencies")
-_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
-_SCHEMA_SINGLE = ("additionalItems", "additionalProperties", "contains", "propertyNames",
-                  "not", "if", "then", "else")
 
-
-_meta_validator: Callable[[Any], Any] | None = None
-_meta_lock = threading.Lock()
-
-
-def _meta() -> Callable[[Any], Any]:
-    global _meta_validator
-    if _meta_validator is None:
-        with _meta_lock:
-            if _meta_validator is None:
-                from ..validation import ValidatorEngine
-                engine = ValidatorEngine({"coerce_types": False, "use_defaults": False,
-                                          "remove_additional": False})
-                # Formats are not asserted here (a deliberate difference): ``$ref`` targets
-                # and patterns are checked by the resolver and the generator, with their
-                # own messages, and a definition named "my name" needs no percent-encoding.
-                for name in ("uri", "uri-reference", "regex"):
-                    engine.add_format(name, lambda value: True)
-                _meta_validator = engine.compile(draft07_meta_schema())
-    return _meta_validator
-
-
-def check_schema(schema: Any, name: str | None = None) -> None:
+def check_schema(schema: Any, meta_validate: Callable[[Any], Any], name: str | None = None) -> None:
     """Raise :class:`SchemaCompileError` when ``schema`` is not a valid draft-07 schema.
+
+    ``meta_validate``: the draft-07 meta-schema's validator (raising
+    :class:`~framework.errors.SchemaValidationFailure`).
 
     The message names the schema path of the first error: ``schema is invalid:
     #/properties/a/type should be equal to one of the allowed values`` (``name``: a
     shared schema's ``$id``, quoted first, as fast-json-stringify does).
     """
     try:
-        _meta()(schema)
+        meta_validate(schema)
     except SchemaValidationFailure as failure:
         first = failure.errors[0] if failure.errors else {}
         pointer = str(first.get("instance_path", ""))
@@ -97,24 +74,20 @@ def _subschemas(node: JSONData, path: str) -> Iterator[tuple[Schema, str]]:
         return
     yield node, path
     value: JSONData
-    for key in _SCHEMA_MAPS:
+    for key in SCHEMA_MAPS:
         value = node.get(key)
         if isinstance(value, dict):
             for name, sub in value.items():
                 yield from _subschemas(sub, f"{path}/{key}/{escape_token(name)}")
-    for key in _SCHEMA_LISTS:
+    for key in SCHEMA_LISTS:
         value = node.get(key)
         if isinstance(value, list):
             for index, sub in enumerate(value):
                 yield from _subschemas(sub, f"{path}/{key}/{index}")
-    for key in _SCHEMA_SINGLE:
-        yield from _subschemas(node.get(key), f"{path}/{key}")
-    items: JSONData = node.get("items")
-    if isinstance(items, list):
-        for index, sub in enumerate(items):
-            yield from _subschemas(sub, f"{path}/items/{index}")
-    else:
-        yield from _subschemas(items, f"{path}/items")
+    for key in SCHEMA_SINGLES:
+        value = node.get(key)
+        if not isinstance(value, list):  # (tuple ``items`` are walked above)
+            yield from _subschemas(value, f"{path}/{key}")
 
 
 def check_strict(schema: Any, keywords: Collection[str] = (), formats: Iterable[str] = (),
@@ -138,10 +111,10 @@ def check_strict(schema: Any, keywords: Collection[str] = (), formats: Iterable[
 
 
 def check_shared(shared: Mapping[str, Any], reached: Iterable[str], strict: StrictMode,
-                 keywords: Collection[str], formats: Iterable[str]) -> None:
+                 keywords: Collection[str], formats: Iterable[str], meta_validate: Callable[[Any], Any]) -> None:
     """:func:`check_schema` (and :func:`check_strict`) for the shared schemas a schema reached."""
     for key in reached:
         if key in shared:
-            check_schema(shared[key], key)
+            check_schema(shared[key], meta_validate, key)
             if strict:
                 check_strict(shared[key], keywords, formats, key, strict)

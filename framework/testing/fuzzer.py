@@ -76,6 +76,8 @@ RouteFilter = Union[Callable[["Route"], bool], Collection[str]]
 Drawn = tuple[Union[str, None], dict[str, Any]]
 
 PARTS = ("params", "body", "querystring", "headers")
+#: The keywords the fuzzer cannot draw an invalid value for with certainty (its own choice,
+#: not a kind of keyword, so not in the keyword table).
 _UNSURE = ("allOf", "not", "if", "then", "else", "dependencies", "patternProperties", "propertyNames",
            "contains", "uniqueItems", "multipleOf", "format", "additionalItems", "minProperties",
            "maxProperties", "$ref", "nullable")

@@ -6,13 +6,15 @@ written through :class:`framework.schemas.codegen.Emitter`; each subschema's fir
 its schema path as a comment, so the source reads next to the schema it checks (see
 :meth:`ValidatorEngine.compile_source <framework.validation.ValidatorEngine.compile_source>`):
 
+- schema values reach the code as :mod:`framework.schemas.codegen` says, as the serializer's
+  do: a value Python writes as a literal (a property name, a limit, a ``const``
+  string) is written out through ``repr()`` (:func:`framework.schemas.codegen.literal`: always a
+  valid literal, whatever its text); the others (compiled patterns, ``enum`` sets,
+  ``required`` sets, defaults to copy, error records) are names bound in the module's
+  globals (:class:`framework.schemas.codegen.Constants`: ``_c``, ``_err``, ``_re``...);
 - error records are Ajv's (``keyword``, ``instance_path``, ``schema_path``, ``params``,
-  ``message``), built from a constants table; the generated code never contains
-  schema text: every schema value (property names, limits, patterns, defaults, enum
-  values) is a name bound in the module's globals (:class:`framework.schemas.codegen.Constants`:
-  ``_c``, ``_err``, ``_re``...), and schema paths appear only in comments, through
-  ``repr()``. The code therefore depends only on the schema's shape, and its code
-  object is shared by schemas of the same shape;
+  ``message``), built from a constant per error; schema paths appear in comments,
+  through ``repr()``;
 - ``type`` coerces (ajv-compat.md 1.1) and writes the coerced value back into its
   parent container; ``default``, ``removeAdditional``, ``nullable``, ``$ref`` siblings,
   ``format`` (ajv-formats), ECMA ``pattern`` and ``multipleOf`` follow Ajv / the docs;
@@ -38,7 +40,7 @@ from .ecma_regex import CompiledPattern, compile_pattern
 from .formats import NUMBER_FORMATS, STRING_FORMATS
 from ..errors import Invalid, SchemaCompileError
 from ..schemas.store import DRAFT07_META_URI, JSONValue, RefIndex, Schema, base_inside, escape_token as ptr, json_equal
-from ..schemas.keywords import check_keywords, location
+from ..schemas.keywords import IN_PLACE_APPLICATORS, TYPE_KEYWORDS, check_keywords, location
 from .messages import english
 
 #: A user keyword's check: ``validate(data, keyword_value, parent_schema) -> bool``.
@@ -172,19 +174,14 @@ class ValidatorCodeGenerator:
         return self._constants.name(value, kind)
 
     def lit(self, value: Any) -> str:
-        """Source text for a schema value: a constant's name (``None``/booleans as themselves).
-
-        Keeping every schema value out of the source also makes two schemas of the same
-        shape produce the same source, so its compiled code object is reused.
-        """
-        if value is None or isinstance(value, bool):
-            return repr(value)
-        return self.const(value)
+        """Source text for a schema value: its ``repr()`` when it is a literal (a property
+        name, a limit), else a constant's name (:meth:`framework.schemas.codegen.Constants.source`)."""
+        return self._constants.source(value)
 
     def _path_expr(self, path: _DataPath | None = None) -> str:
         """Source of the JSON pointer of the current data (``path`` plus what is below it)."""
         prefix, suffix = self._path_split(path)
-        return prefix if not suffix else f"({prefix} + {self.const(suffix)})"
+        return prefix if not suffix else f"({prefix} + {self.lit(suffix)})"
 
     def _path_split(self, path: _DataPath | None = None) -> tuple[str, str]:
         """``(source of a dynamic prefix, static suffix)`` of the current data's JSON pointer."""
@@ -194,7 +191,7 @@ class ValidatorCodeGenerator:
             if kind == "s":
                 text += "/" + ptr(value)
             else:
-                parts.append(self.const(text + "/"))
+                parts.append(self.lit(text + "/"))
                 text = ""
                 parts.append(f"str({value})" if kind == "i" else f"_ptr({value})")
         prefix = parts[0] if len(parts) == 1 else "(" + " + ".join(parts) + ")"
@@ -422,7 +419,7 @@ class ValidatorCodeGenerator:
         elif value is None:
             check = f"{var} is None"
         else:
-            check = f"_jeq({var}, {self.const(value)})"
+            check = f"_jeq({var}, {self.lit(value)})"
         with self.emit(f"if not ({check}):"):
             self.error("const", {"allowedValue": value})
 
@@ -541,8 +538,7 @@ class ValidatorCodeGenerator:
 
     def generate_number(self) -> None:
         definition = self._definition
-        present = [k for k in ("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum",
-                               "multipleOf") if k in definition]
+        present = [k for k in TYPE_KEYWORDS["number"] if k in definition]
         fmt = definition.get("format")
         number_format = fmt if isinstance(fmt, str) and fmt in NUMBER_FORMATS and fmt not in self._user_formats \
             else None
@@ -628,8 +624,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ arrays
     def generate_array(self) -> None:
         definition = self._definition
-        keys = ("maxItems", "minItems", "uniqueItems", "items", "contains")
-        if not any(k in definition for k in keys):
+        if not any(k in definition for k in _ARRAY_CHECKS):
             return
         guard = self._guard("array")
         with guard:
@@ -743,9 +738,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ objects
     def generate_object(self) -> None:
         definition = self._definition
-        keys = ("properties", "required", "maxProperties", "minProperties", "dependencies",
-                "propertyNames", "additionalProperties", "patternProperties")
-        if not any(k in definition for k in keys):
+        if not any(k in definition for k in TYPE_KEYWORDS["object"]):
             return
         guard = self._guard("object")
         with guard:
@@ -946,12 +939,15 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ user keywords
     def generate_custom_keyword(self, name: str, check: Callable[..., bool]) -> None:
         function = self.const(check, "keyword")
-        args = f"{self._variable}, {self.const(self._definition[name])}, {self.const(self._definition)}"
+        args = f"{self._variable}, {self.lit(self._definition[name])}, {self.const(self._definition)}"
         with self.emit(f"if not {function}({args}):"):
             self.error(name, {})
 
 
-_SAME_VALUE_APPLICATORS = frozenset(("$ref", "not", "anyOf", "oneOf", "allOf", "if"))
+_SAME_VALUE_APPLICATORS = frozenset(("$ref", *IN_PLACE_APPLICATORS))
+#: The array keywords that check something by themselves (``additionalItems`` only
+#: applies next to tuple ``items``).
+_ARRAY_CHECKS = tuple(k for k in TYPE_KEYWORDS["array"] if k != "additionalItems")
 G = ValidatorCodeGenerator
 # Ajv 8's evaluation order: type (and its coercion) first, then the keywords that apply
 # to any type, then the number, string, array and object groups (defaults at the start
@@ -967,10 +963,9 @@ _ORDER: tuple[tuple[tuple[str, ...], Callable[[ValidatorCodeGenerator], None]], 
     (("oneOf",), G.generate_one_of),
     (("allOf",), G.generate_all_of),
     (("if",), G.generate_if_then_else),
-    (("maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "format"),
-     G.generate_number),
-    (("maxLength", "minLength", "pattern", "format"), G.generate_string),
-    (("items", "maxItems", "minItems", "uniqueItems", "contains"), G.generate_array),
-    (("properties", "required", "maxProperties", "minProperties", "dependencies", "propertyNames",
-      "additionalProperties", "patternProperties"), G.generate_object),
+    # ``format`` names number formats too (ajv-formats' ``int32``, ``double``).
+    ((*TYPE_KEYWORDS["number"], "format"), G.generate_number),
+    (TYPE_KEYWORDS["string"], G.generate_string),
+    (_ARRAY_CHECKS, G.generate_array),
+    (TYPE_KEYWORDS["object"], G.generate_object),
 )

@@ -219,6 +219,18 @@ def test_property_called_merge_is_not_a_merge():
     assert expand(schema) == schema
 
 
+def test_an_openapi_example_is_data_not_a_merge():
+    # ``example`` is data in the keyword table, as ``examples`` is: what it holds is a value.
+    schema = {"type": "object", "example": {"$merge": {"source": {"type": "string"}, "with": {"maxLength": 3}}}}
+    assert expand(schema) == schema
+
+
+def test_annotations_stay_on_the_merged_result():
+    out = expand({"deprecated": True, "example": "x",
+                  "$merge": {"source": {"type": "string"}, "with": {"maxLength": 3}}})
+    assert out == {"type": "string", "maxLength": 3, "deprecated": True, "example": "x"}
+
+
 def test_siblings_are_kept():
     out = expand({"description": "d", "$merge": {"source": {"type": "string"}, "with": {"maxLength": 3}}})
     assert out == {"type": "string", "maxLength": 3, "description": "d"}

@@ -16,7 +16,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from conftest import ROOT
-from test_example_app import Server, _request
+from example_server import Server, send_request
 
 ERROR_400 = {"description": "Bad Request", "content": {"application/json": {
     "schema": {"$ref": "#/components/schemas/FrameworkError"}}}}
@@ -114,15 +114,15 @@ def test_the_example_components(document):
 
 
 def test_gunicorn_serves_the_document_and_the_page(server, document):
-    status, body, headers = _request(server.base, "GET", "/documentation/json", {}, None)
+    status, body, headers = send_request(server.base, "GET", "/documentation/json", {}, None)
     assert status == 200 and headers["content-type"] == "application/json; charset=utf-8"
     served = json.loads(body)
     validate(served)
     assert served == document
-    status, page, headers = _request(server.base, "GET", "/documentation", {}, None)
+    status, page, headers = send_request(server.base, "GET", "/documentation", {}, None)
     assert status == 200 and headers["content-type"] == "text/html; charset=utf-8"
     for asset in re.findall(rb'(?:src|href)="(/documentation/static/[^"]+)"', page):
-        assert _request(server.base, "GET", asset.decode(), {}, None)[0] == 200, asset
+        assert send_request(server.base, "GET", asset.decode(), {}, None)[0] == 200, asset
     assert b"http" not in page  # nothing from a CDN
 
 

@@ -3,9 +3,7 @@ sets SCRIPT_NAME): links and the document's servers name the mount; the page sen
 nosniff and a Content-Security-Policy it works under, mounted and not (Chromium)."""
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import sys
 
 import pytest
@@ -16,7 +14,7 @@ from framework import Framework
 from framework.plugins.openapi import openapi
 from framework.testing import inject
 from test_plugin_openapi_example import _headless
-from test_server import HERE, free_port, start, stop
+from servers import free_port, start, stop
 
 
 def documented_app(**options) -> Framework:

@@ -14,7 +14,7 @@ from framework.plugins.bearer_auth import bearer_auth
 from framework.plugins.openapi import openapi
 from framework.plugins.security_headers import SecurityHeadersOptionsError, security_headers
 from test_plugin_openapi_example import _headless
-from test_server import free_port, start, stop
+from servers import free_port, start, stop
 
 DEFAULT_POLICY = ("default-src 'self';base-uri 'self';font-src 'self' https: data:;form-action 'self';"
                   "frame-ancestors 'self';img-src 'self' data:;object-src 'none';script-src 'self';"

@@ -80,7 +80,7 @@ def test_number_that_cannot_be_converted():
         ser(N, "world")
     assert str(info.value) == 'The value "world" cannot be converted to a number.'
     # No status: a reply answers it with the fixed 500, the message (which may quote the
-    # value) going to the log only (tests/test_error_leaks.py).
+    # value) going to the log only (tests/lifecycle/test_error_leaks.py).
     assert not hasattr(info.value, "status_code") and not isinstance(info.value, FrameworkError)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import json
 import re
 
@@ -178,3 +179,17 @@ def test_hostile_names_in_if_then_else(marker):
     out = json.loads(serialize(matching))
     assert out[names[1]] == 3 and out[names[0]] == names[1] and set(out) == set(names)
     assert json.loads(serialize({})) == {name: name for name in names}
+
+
+class _Field(str, enum.Enum):
+    """A property name whose own repr() (``<_Field.NAME: ...>``) is not a Python literal."""
+
+    NAME = "x'y\n\"\"\" __import__('os')"
+
+
+def test_property_name_of_a_str_subclass_is_written_as_a_plain_literal(marker):
+    schema = {"type": "object", "properties": {_Field.NAME: {"type": "integer"}, "tag": {"const": _Field.NAME}}}
+    assert_only_generated_names(compile_source(schema))
+    serialize = compile_serializer(schema)
+    assert json.loads(serialize({_Field.NAME.value: 2, "tag": 0})) == {_Field.NAME.value: 2, "tag": _Field.NAME.value}
+    assert json.loads(serialize({_Field.NAME.value: "3"})) == {_Field.NAME.value: 3}

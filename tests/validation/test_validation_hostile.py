@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import pathlib
 
 import pytest
 
-from framework.schemas.codegen import Constants, Emitter, comment
+from framework.schemas.codegen import Constants, Emitter, comment, literal
 from framework.errors import SchemaValidationFailure
 from framework.validation import ValidatorEngine
 
@@ -181,8 +182,9 @@ def test_hostile_shared_schema_ids(sentinel):
 
 # --------------------------------------------------------------------------- the shared emitter
 # Names, patterns, defaults and paths reach generated code through framework.schemas.codegen:
-# the constants table or repr()-quoted comments. The source stays one valid module whose
-# code (comments aside) holds no schema text.
+# repr() literals (property names, limits), the constants table (patterns, sets) or
+# repr()-quoted comments. The source stays one valid module in which schema text is
+# only ever the value of a string literal.
 
 HOSTILE = [
     "x'); import os; os._exit(1); ('",
@@ -211,9 +213,12 @@ def test_hostile_property_names_patterns_and_defaults_stay_data(name):
               "dependencies": {name: [name]},
               "definitions": {name: {"const": name}}}
     source = engine.compile_source(schema)
-    ast.parse(source)  # still one valid module
-    code = "\n".join(_code_lines(source))
-    assert name not in code or name in ("\\",)
+    tree = ast.parse(source)  # still one valid module
+    # The name is written out as a literal, and is nothing but that literal's value.
+    assert name in {node.value for node in ast.walk(tree) if isinstance(node, ast.Constant)}
+    assert not [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom, ast.Raise))]
+    assert not {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} & {"os", "__import__", "SystemExit"}
+    assert not {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)} & {"_exit", "system"}
     validate = engine.compile(schema)
     assert validate({name: name}) == {name: name}
     with pytest.raises(SchemaValidationFailure) as caught:
@@ -254,3 +259,29 @@ def test_hostile_format_and_keyword_names_are_inert():
     with pytest.raises(SchemaValidationFailure):
         validate("nope")
     assert name not in "\n".join(_code_lines(engine.compile_source({"type": "string", "format": name})))
+
+
+class _Field(str, enum.Enum):
+    """A property name whose own repr() (``<_Field.NAME: "x'y">``) is not a Python literal."""
+
+    NAME = "x'y\n\"\"\" __import__('os')"
+
+
+def test_property_name_of_a_str_subclass_is_written_as_a_plain_literal():
+    engine = ValidatorEngine()
+    schema = {"type": "object", "required": [_Field.NAME],
+              "properties": {_Field.NAME: {"type": "integer", "maximum": 3, "default": 1}}}
+    validate = engine.compile(schema)
+    assert validate({_Field.NAME.value: "2"}) == {_Field.NAME.value: 2}
+    with pytest.raises(SchemaValidationFailure) as caught:
+        validate({_Field.NAME.value: 4})
+    assert caught.value.errors[0]["keyword"] == "maximum"
+
+
+def test_literal_is_a_plain_repr_or_nothing():
+    assert [eval(literal(value)) for value in ("a'\"\n\\", 3, -2.5, True, None, _Field.NAME)] == [  # noqa: S307
+        "a'\"\n\\", 3, -2.5, True, None, _Field.NAME.value]
+    assert literal(_Field.NAME) == repr(_Field.NAME.value)
+    assert [literal(value) for value in (float("inf"), float("nan"), 10 ** 5000, [1], (1,), {"a": 1})] == [None] * 6
+    table = Constants({})
+    assert table.source("x") == "'x'" and table.source([1]).startswith("_c")

@@ -341,3 +341,16 @@ def test_the_engine_decides_coercion_per_part_and_caches_each_apart() -> None:
     assert engine.compile(schema, http_part="headers")({"n": "5"}) == {"n": 5}
     with pytest.raises(TypeError, match="unknown validator option 'coerce'"):
         ValidatorEngine(part_options={"body": {"coerce": False}})
+
+
+def test_any_annotation_keeps_a_response_entry_documentation_only() -> None:
+    # The annotations are the keyword table's: deprecated, readOnly... describe, not shape.
+    app = Framework()
+
+    @app.post("/old", schema={"response": {201: {"description": "Created", "deprecated": True}}})
+    def old(request: Any, reply: Reply) -> ItemOut:
+        reply.code(201)
+        return {"id": 1, "name": "pen", "secret": "x"}  # type: ignore[typeddict-unknown-key]
+
+    answer = app.inject("POST", "/old")
+    assert (answer.status_code, answer.json()) == (201, {"id": 1, "name": "pen"})

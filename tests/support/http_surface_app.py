@@ -1,4 +1,4 @@
-"""The application the real-server tests of tests/test_http_surface_server.py serve."""
+"""The application the real-server tests of tests/serving/test_http_surface_server.py serve."""
 import hashlib
 import os
 import tempfile

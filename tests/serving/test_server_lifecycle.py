@@ -1,7 +1,7 @@
 """Lifecycle under real servers: ``on_close`` (after ``pre_close``) runs in the process
 that ran ``ready()`` when the server is stopped with SIGTERM or SIGINT, under plain
 ``gunicorn module:app``, granian and ``listen()``; ``on_listen`` runs under ``listen()``;
-request ids differ across worker processes. The app is ``tests/lifecycle_app.py``."""
+request ids differ across worker processes. The app is ``tests/support/lifecycle_app.py``."""
 import json
 import os
 import signal
@@ -14,16 +14,16 @@ import pytest
 
 from conftest import SUPPORT_PATH
 from framework import Framework
-from test_server import HERE, free_port, held_requests, wait_for
+from servers import APPS, free_port, held_requests, wait_for
 
 
 def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0, workers=0, **env):
     """Start ``command``, send ``requests`` GET /id, then held ones (``held_requests``) until
     ``workers`` processes have answered (within a deadline), wait until ``readied`` processes
     have written their ready marker, stop it with ``sig``; the answers and the output."""
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(APPS)]),
                    LIFECYCLE_MARKERS=str(markers), **env)
-    process = subprocess.Popen(command, cwd=HERE, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(command, cwd=APPS, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     try:
         wait_for(port, process)
@@ -99,7 +99,7 @@ def test_listen_runs_on_listen_then_on_close_in_its_process(tmp_path, server):
     if server == "granian":
         pytest.importorskip("granian", reason="granian is an optional extra")
     port = free_port()
-    command = [sys.executable, str(HERE / "lifecycle_app.py"), str(port), server]
+    command = [sys.executable, str(APPS / "lifecycle_app.py"), str(port), server]
     answers, output = run_server(command, port, tmp_path, signal.SIGTERM)
     found = markers(tmp_path)
     main = found.get("ready")
@@ -186,9 +186,9 @@ def test_cli_run_readies_every_worker_at_boot_and_closes_them(tmp_path, server):
 def test_shipped_gunicorn_config_readies_workers_before_their_first_request(tmp_path):
     port = free_port()
     command = gunicorn(port, "-w", "2", "-c", "python:framework.gunicorn_conf")
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(APPS)]),
                    LIFECYCLE_MARKERS=str(tmp_path))
-    process = subprocess.Popen(command, cwd=HERE, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(command, cwd=APPS, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     try:
         assert wait_for_markers(tmp_path, "ready", 2)  # no request sent
@@ -200,9 +200,9 @@ def test_shipped_gunicorn_config_readies_workers_before_their_first_request(tmp_
 
 @pytest.mark.parametrize("command, expected", [("routes", "/id (GET, HEAD)"), ("plugins", "root")])
 def test_cli_prints_trees(tmp_path, command, expected):
-    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(HERE)]),
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(APPS)]),
                    LIFECYCLE_MARKERS=str(tmp_path))
-    result = subprocess.run([sys.executable, "-m", "framework", command, "lifecycle_app:app"], cwd=HERE, env=environ,
+    result = subprocess.run([sys.executable, "-m", "framework", command, "lifecycle_app:app"], cwd=APPS, env=environ,
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 0, result.stderr
     assert expected in result.stdout

@@ -10,8 +10,7 @@ import pytest
 from framework import Framework
 from framework.plugins.bearer_auth import bearer_auth
 from framework.testing import inject
-from test_hardening_server import command, raw_get
-from test_server import free_port, start, stop
+from servers import command, free_port, raw_get, start, stop
 
 FIXED_500 = {"statusCode": 500, "error": "Internal Server Error", "message": "Internal Server Error"}
 NOT_READY = {"statusCode": 503, "error": "Service Unavailable",

@@ -1,29 +1,10 @@
 """Hardening over real HTTP: gunicorn sync, gunicorn gthread and granian, raw sockets."""
 import http.client
 import json
-import socket
-import sys
 
 import pytest
 
-from test_server import free_port, start, stop
-
-SERVERS = ["gunicorn-sync", "gunicorn-gthread", "granian"]
-
-
-def command(server, port, module):
-    if server == "granian":
-        return [sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port),
-                "--workers", "1", module]
-    worker = ["-k", "gthread", "--threads", "4"] if server == "gunicorn-gthread" else []
-    return [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "1", *worker, module]
-
-
-def serve(server, module):
-    if server == "granian":
-        pytest.importorskip("granian", reason="granian is an optional extra")
-    port = free_port()
-    return port, start(command(server, port, module), port)
+from servers import SERVERS, raw_get, serve, stop
 
 
 @pytest.fixture(scope="module", params=SERVERS)
@@ -31,18 +12,6 @@ def server(request):
     port, process = serve(request.param, "hardening_app:app")
     yield request.param, port
     stop(process)
-
-
-def raw_get(port, path, headers=""):
-    """The whole answer to ``GET path`` (with extra ``headers`` lines) as bytes: head
-    (lower-cased) and body."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n".encode())
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    return head.lower(), body
 
 
 @pytest.mark.parametrize("path", ["/forge-value", "/forge-name"])

@@ -9,8 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from test_hardening_server import serve
-from test_server import stop
+from servers import serve, stop
 
 SERVERS = ["gunicorn-gthread", "granian"]
 CONCURRENCY = 32

@@ -8,19 +8,10 @@ import pytest
 
 from framework import Framework
 from framework.schemas.store import RefIndex, absolutize, base_inside
+from schema_fixtures import NESTED_RELATIVE_IDS
 
-ROOT = {
-    "$id": "http://example.com/root.json",
-    "definitions": {
-        "item": {
-            "$id": "item.json",
-            "type": "object",
-            "properties": {"a": {"$ref": "#/definitions/x"}, "b": {"type": "string"}},
-            "required": ["a"],
-            "definitions": {"x": {"type": "integer"}},
-        },
-    },
-}
+ROOT = NESTED_RELATIVE_IDS
+
 
 def echo(request, reply):
     return dict(request.body, secret="hunter2")

@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from test_hardening_server import SERVERS, serve
-from test_server import stop
+from servers import SERVERS, serve, stop
 
 UPLOAD_MB = 50
 
