@@ -28,7 +28,8 @@ from .lifecycle.hooks import APPLICATION_HOOKS, HookName, Hooks
 from .loader import PluginQueue
 from .lifecycle.reply import Reply
 from .lifecycle.request import Request
-from .route import Route, apply_types, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
+from .route import Route, check_route_options, normalize_methods, shortcut_options, SUPPORTED_METHODS
+from .typed_route import apply_types
 from .routing.router import expand_optional, join_prefix, normalize_prefix
 from .schemas.store import SchemaStore
 

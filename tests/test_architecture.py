@@ -77,7 +77,7 @@ LAYERS: list[tuple[str, tuple[str, ...], bool]] = [
     ("tools: serving, testing, devtools, settings", (
         "framework.serving", "framework.testing", "framework.devtools", "framework.settings"), True),
     ("core: the context tree and declared routes", (
-        "framework.context", "framework.loader", "framework.decorators", "framework.route",
+        "framework.context", "framework.loader", "framework.decorators", "framework.route", "framework.typed_route",
         "framework.mount", "framework.state", "framework.failed_start"), False),
     ("lifecycle", ("framework.lifecycle",), False),
     # framework.serialization's facade (compile_serializer) hands the serializer the plain
