@@ -6,15 +6,17 @@ Both engines turn a schema into Python source at start-up, then ``compile()`` an
 - :class:`Emitter`: lines of source with indentation (``with emitter.line("if x:"):``
   indents what is emitted inside and adds ``pass`` to an empty block), and an optional
   comment per line, usually the schema path the line checks;
-- :func:`literal`: how a schema value that Python can write as a literal (a property
-  name, a limit, a ``const`` string: ``str``, ``int``, finite ``float``, ``bool``,
-  ``None``) enters the source: written out through the ``repr()`` of its plain type,
-  which is always a valid literal of the same value, whatever its text (quotes,
-  newlines, ``\"\"\"``, backslashes, ``__import__``). Reading a literal costs no
-  global lookup;
-- :class:`Constants`: the constants table, for the values that are not literals
-  (compiled patterns, sets, lists and dicts, functions, error specs): they reach
-  generated code as named globals (:meth:`Constants.source` picks literal or constant);
+- :class:`Constants`: the constants table. A schema value reaches generated code as a
+  named global (:meth:`Constants.name`), or, where the engine writes it out,
+  through :func:`literal`: the ``repr()`` of its plain type, always a valid literal of
+  the same value whatever its text (quotes, newlines, ``\"\"\"``, backslashes,
+  ``__import__``). The validator binds every schema value (names, limits, patterns,
+  defaults) as a constant, so that its code depends only on the schema's shape and
+  schemas of one shape share one compiled code object (1,000 routes with distinct
+  names and limits readied in 2.3 s this way against 3.2 s with the values written out,
+  same machine and run: ``python -m benchmarks --runners startup``). The serializer
+  writes property names out (they are the JSON text it emits, a ``LOAD_CONST`` on the
+  hot path) and binds the rest (sets, defaults, compiled patterns) as constants;
 - :func:`comment`: schema text in a comment, ``repr()``-quoted after ``#`` so that no
   character of it (a newline in a property name) can end the comment;
 - :class:`CodeCache`, :func:`run`, :func:`load`: compile once per distinct source (thread-safe),
@@ -23,9 +25,8 @@ Both engines turn a schema into Python source at start-up, then ``compile()`` an
 
 Comments do not change a code object, so :func:`load` compiles the *code* of a source
 (its lines without comments) once and gives each full source (comments included) its
-own file name: schemas whose code differs only in constants (other patterns, other
-``enum`` values) share the compiled code, and each traceback still shows its own
-schema's paths.
+own file name: schemas whose code differs only in constants share the compiled code,
+and each traceback still shows its own schema's paths.
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ Each keyword has its method (``generate_object``, ``generate_string``, ``generat
 to :attr:`SerializerGenerator.FORMATS` (name -> a runtime callable returning a ``str``).
 
 Safety: no schema text is ever spliced into the source raw; schema values reach it as
-:mod:`framework.schemas.codegen` says, as the validator's do. Property names, literal
+:mod:`framework.schemas.codegen` says. Property names, literal
 ``const`` values and defaults, messages and paths are written out through ``repr()``
 (:func:`framework.schemas.codegen.literal`: always a valid literal of the same value); ``enum``
 lists, other defaults and compiled patterns through the constants table (globals

@@ -6,15 +6,13 @@ written through :class:`framework.schemas.codegen.Emitter`; each subschema's fir
 its schema path as a comment, so the source reads next to the schema it checks (see
 :meth:`ValidatorEngine.compile_source <framework.validation.ValidatorEngine.compile_source>`):
 
-- schema values reach the code as :mod:`framework.schemas.codegen` says, as the serializer's
-  do: a value Python writes as a literal (a property name, a limit, a ``const``
-  string) is written out through ``repr()`` (:func:`framework.schemas.codegen.literal`: always a
-  valid literal, whatever its text); the others (compiled patterns, ``enum`` sets,
-  ``required`` sets, defaults to copy, error records) are names bound in the module's
-  globals (:class:`framework.schemas.codegen.Constants`: ``_c``, ``_err``, ``_re``...);
 - error records are Ajv's (``keyword``, ``instance_path``, ``schema_path``, ``params``,
-  ``message``), built from a constant per error; schema paths appear in comments,
-  through ``repr()``;
+  ``message``), built from a constants table; the generated code never contains
+  schema text: every schema value (property names, limits, patterns, defaults, enum
+  values) is a name bound in the module's globals (:class:`framework.schemas.codegen.Constants`:
+  ``_c``, ``_err``, ``_re``...), and schema paths appear only in comments, through
+  ``repr()``. The code therefore depends only on the schema's shape, and its code
+  object is shared by schemas of the same shape;
 - ``type`` coerces (ajv-compat.md 1.1) and writes the coerced value back into its
   parent container; ``default``, ``removeAdditional``, ``nullable``, ``$ref`` siblings,
   ``format`` (ajv-formats), ECMA ``pattern`` and ``multipleOf`` follow Ajv / the docs;
@@ -174,14 +172,19 @@ class ValidatorCodeGenerator:
         return self._constants.name(value, kind)
 
     def lit(self, value: Any) -> str:
-        """Source text for a schema value: its ``repr()`` when it is a literal (a property
-        name, a limit), else a constant's name (:meth:`framework.schemas.codegen.Constants.source`)."""
-        return self._constants.source(value)
+        """Source text for a schema value: a constant's name (``None``/booleans as themselves).
+
+        Keeping every schema value out of the source also makes two schemas of the same
+        shape produce the same source, so its compiled code object is reused.
+        """
+        if value is None or isinstance(value, bool):
+            return repr(value)
+        return self.const(value)
 
     def _path_expr(self, path: _DataPath | None = None) -> str:
         """Source of the JSON pointer of the current data (``path`` plus what is below it)."""
         prefix, suffix = self._path_split(path)
-        return prefix if not suffix else f"({prefix} + {self.lit(suffix)})"
+        return prefix if not suffix else f"({prefix} + {self.const(suffix)})"
 
     def _path_split(self, path: _DataPath | None = None) -> tuple[str, str]:
         """``(source of a dynamic prefix, static suffix)`` of the current data's JSON pointer."""
@@ -191,7 +194,7 @@ class ValidatorCodeGenerator:
             if kind == "s":
                 text += "/" + ptr(value)
             else:
-                parts.append(self.lit(text + "/"))
+                parts.append(self.const(text + "/"))
                 text = ""
                 parts.append(f"str({value})" if kind == "i" else f"_ptr({value})")
         prefix = parts[0] if len(parts) == 1 else "(" + " + ".join(parts) + ")"
@@ -419,7 +422,7 @@ class ValidatorCodeGenerator:
         elif value is None:
             check = f"{var} is None"
         else:
-            check = f"_jeq({var}, {self.lit(value)})"
+            check = f"_jeq({var}, {self.const(value)})"
         with self.emit(f"if not ({check}):"):
             self.error("const", {"allowedValue": value})
 
@@ -939,7 +942,7 @@ class ValidatorCodeGenerator:
     # ------------------------------------------------------------------ user keywords
     def generate_custom_keyword(self, name: str, check: Callable[..., bool]) -> None:
         function = self.const(check, "keyword")
-        args = f"{self._variable}, {self.lit(self._definition[name])}, {self.const(self._definition)}"
+        args = f"{self._variable}, {self.const(self._definition[name])}, {self.const(self._definition)}"
         with self.emit(f"if not {function}({args}):"):
             self.error(name, {})
 
