@@ -29,7 +29,7 @@ from .loader import PLUGIN_TIMEOUT
 from .http.proxy import proxy_trust
 from .lifecycle.request_log import check_request_id_header, request_id_reader
 from .route import Route
-from .routing.dispatch import allowed_methods, dispatch
+from .routing.dispatch import allowed_methods, dispatch_beyond_static
 from .routing.router import Router
 from .state import AppState
 
@@ -230,16 +230,16 @@ class Framework(Context):
             if state.boot_error is not None:  # (None: an on_ready hook's own request, served)
                 return self._answer_failed_start(state.boot_error, start_response, environ)
         method = environ["REQUEST_METHOD"]
+        path = environ.get("PATH_INFO") or "/"
         raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
         if not raw or "%2" not in raw:
-            # dispatch()'s first answer, inlined because it is the hot path (a static route
-            # is one dict look-up, and a call more costs S1 4%): the same look-up, so the
-            # two cannot disagree; every other request goes through dispatch().
-            static = state.router.static.get(method, _NO_ROUTES).get(environ.get("PATH_INFO") or "/")
+            # dispatch()'s first step, inlined because it is the hot path (a static route is
+            # one dict look-up; a call more cost S1 4%); the rest is dispatch()'s own.
+            static = state.router.static.get(method, _NO_ROUTES).get(path)
             if static is not None:
                 return run(static.compiled or self._compiled(static), environ, start_response, {})
         try:
-            found = dispatch(state.router, method, environ)
+            found = dispatch_beyond_static(state.router, method, path, raw, environ)
         except BadUrlError:
             return run(self._bad_url_route, environ, start_response, {})
         route, params, decoded = found
@@ -247,7 +247,7 @@ class Framework(Context):
             environ["framework.path"] = decoded
         if route is not None:
             return run(route.compiled or self._compiled(route), environ, start_response, params)
-        answer, allow = self._unrouted(environ, decoded or environ.get("PATH_INFO") or "/")
+        answer, allow = self._unrouted(environ, decoded or path)
         if allow:
             environ["framework.allow"] = ", ".join(allow)
         return run(answer, environ, start_response, params)

@@ -31,14 +31,26 @@ def dispatch(router: Router[T], method: str,
     path that picks the not-found answer and that ``request.path`` shows."""
     path: str = environ.get("PATH_INFO") or "/"
     raw: str | None = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+    if not raw or "%2" not in raw:
+        # The hot path: a static route is one dict look-up.
+        value = router.static.get(method, _NO_ROUTES).get(path)
+        if value is not None:
+            return value, {}, None
+    return dispatch_beyond_static(router, method, path, raw, environ)
+
+
+def dispatch_beyond_static(router: Router[T], method: str, path: str, raw: str | None,
+                           environ: Mapping[str, Any]) -> tuple[T | None, dict[str, str], str | None]:
+    """:func:`dispatch` past its first step, for a caller that made that step itself
+    (``Framework.__call__`` inlines it): ``path`` is ``PATH_INFO`` (or ``/``), ``raw`` the
+    raw request target, and no static route matched ``path`` unless ``raw`` holds ``%2``."""
     if raw and "%2" in raw:  # perhaps an encoded slash, which PATH_INFO no longer shows
         target = raw.partition("?")[0]
         if "%2f" in target.lower():
             return _dispatch_encoded_slash(router, method, target, path, environ.get("SCRIPT_NAME") or "")
-    # The hot path: a static route is one dict look-up.
-    value = router.static.get(method, _NO_ROUTES).get(path)
-    if value is not None:
-        return value, {}, None
+        value = router.static.get(method, _NO_ROUTES).get(path)
+        if value is not None:
+            return value, {}, None
     if path.isascii():
         found = router.find_parametric(method, path)
         decoded = None
