@@ -83,9 +83,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence, Union, cast
 
-import jwt
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+try:
+    import jwt
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+    from jwt.algorithms import get_default_algorithms
+except ImportError as missing:  # the 'auth' extra is not installed
+    raise ImportError(f"framework.plugins.auth needs PyJWT and cryptography: pip install 'framework[auth]' "
+                      f"({missing})") from missing
 from werkzeug.datastructures import Authorization
 from werkzeug.datastructures import ResponseCacheControl
 from werkzeug.http import parse_cache_control_header
@@ -141,7 +146,7 @@ class Identity:
 
     principal: Any = None
     scopes: frozenset[str] = frozenset()
-    claims: Mapping[str, Any] = field(default_factory=dict)
+    claims: Mapping[str, Any] = field(default_factory=dict[str, Any])
     scheme: str = ""
 
     def __post_init__(self) -> None:
@@ -195,8 +200,9 @@ Outcome = Union[Identity, _Refusal, None]
 
 
 def _check_scopes(scopes: object, what: str) -> tuple[str, ...]:
+    kind = type(scopes).__name__
     if isinstance(scopes, (str, bytes, Mapping)) or not isinstance(scopes, Iterable):
-        raise _refuse(f"{what} has to be a list of scope names, not {type(scopes).__name__}")
+        raise _refuse(f"{what} has to be a list of scope names, not {kind}")
     checked = tuple(cast("Iterable[object]", scopes))
     for scope in checked:
         if not isinstance(scope, str) or _SCOPE.fullmatch(scope) is None:
@@ -523,7 +529,7 @@ class _KeySet:
         data = json.loads(body)
         if not isinstance(data, dict):
             raise ValueError("the key set is not a JSON object")
-        key_set = jwt.PyJWKSet.from_dict(data)
+        key_set = jwt.PyJWKSet.from_dict(cast("dict[str, Any]", data))
         keys = {key.key_id: key for key in key_set.keys
                 if key.key_type != "oct" and key.public_key_use in (None, "sig")}
         if not keys:
@@ -559,7 +565,7 @@ def _check_algorithms(algorithms: object) -> tuple[str, ...]:
     if isinstance(algorithms, str) or not isinstance(algorithms, Iterable):
         raise _refuse("JWT: algorithms has to be a list of algorithm names (an allow-list, e.g. ['RS256'])")
     checked = tuple(cast("Iterable[object]", algorithms))
-    known = set(jwt.algorithms.get_default_algorithms()) - {"none"}
+    known: set[str] = set(get_default_algorithms()) - {"none"}
     if not checked:
         raise _refuse("JWT: algorithms is empty")
     for name in checked:
@@ -662,9 +668,9 @@ class JWT(Scheme):
                                    default_max_age=jwks_default_max_age, max_stale=jwks_max_stale, clock=jwks_clock)
         if isinstance(leeway, bool) or not isinstance(leeway, (int, float)) or leeway < 0:
             raise _refuse(f"JWT: leeway has to be a number of seconds >= 0, got {leeway!r}")
-        for option, value in (("issuer", issuer), ("audience", audience)):
-            if value is not None and not isinstance(value, str) and not (
-                    isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value)):
+        for option, claim in (("issuer", issuer), ("audience", audience)):
+            if claim is not None and not isinstance(claim, str) and not (
+                    isinstance(claim, (list, tuple)) and claim and all(isinstance(v, str) for v in claim)):
                 raise _refuse(f"JWT: {option} has to be a string or a list of strings")
         if isinstance(required_claims, str) or not all(isinstance(c, str) for c in required_claims):
             raise _refuse("JWT: required_claims has to be a list of claim names")
@@ -703,7 +709,7 @@ class JWT(Scheme):
         elif isinstance(scopes, list):
             held = frozenset(scope for scope in cast("list[object]", scopes) if isinstance(scope, str))
         else:
-            held = frozenset()
+            held = frozenset[str]()
         return Identity(claims.get(self._principal_claim), held, claims, self.name)
 
     def security_scheme(self) -> dict[str, Any]:
@@ -742,8 +748,8 @@ class Requirement:
                 outcome = scheme.authenticate(request)
                 if not isinstance(outcome, Identity):
                     self._unauthorized(reply, [outcome if scheme is each else None for each in self.schemes])
-                identities.append(cast(Identity, outcome))
-            held = frozenset().union(*(identity.scopes for identity in identities))
+                identities.append(outcome)
+            held = frozenset[str]().union(*(identity.scopes for identity in identities))
             authentication = Authentication(tuple(identities), held, self.schemes)
         else:
             outcomes: list[Outcome] = []
@@ -841,7 +847,7 @@ class _RouteOptions:
             return
         where = f"route {options.get('method')} {options.get('url')}"
         value, scopes = options.pop("auth", None), options.pop("scopes", None)
-        checked = frozenset(_check_scopes(scopes, f"{where}: scopes")) if scopes is not None else frozenset()
+        checked = frozenset(_check_scopes(scopes, f"{where}: scopes")) if scopes is not None else frozenset[str]()
         if value is not None:
             hook: Requirement | _ScopeCheck = _requirement(value, checked, where)
         elif checked:
