@@ -55,6 +55,90 @@ def _security_headers(app: Any) -> None:
     app.register(security_headers)
 
 
+# The auth rows' credentials: keys are made when the row's app is set up, which fills these in
+# (the runner reads a feature's headers after its setup).
+_JWT_HS256: dict[str, str] = {}
+_JWT_RS256: dict[str, str] = {}
+_JWT_JWKS: dict[str, str] = {}
+API_KEY = "benchmark-api-key-0123456789"
+
+
+def _jwt_claims() -> dict[str, Any]:
+    import time
+
+    return {"sub": "bench", "iss": "https://id.example", "aud": "api", "exp": int(time.time()) + 86400,
+            "scope": "read write"}
+
+
+def _auth_jwt_hs256(app: Any) -> None:
+    import jwt
+
+    from framework.plugins.auth import JWT, auth
+
+    secret = "benchmark-secret-0123456789-abcdef"
+    _JWT_HS256["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), secret, algorithm="HS256")
+    app.register(auth, any_of=[JWT(secret=secret, algorithms=["HS256"], issuer="https://id.example", audience="api")])
+
+
+def _rsa_key() -> Any:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _auth_jwt_rs256(cache_size: int) -> Callable[[Any], None]:
+    """RS256 with a public key; ``cache_size=0``: every request verifies the token again."""
+    def setup(app: Any) -> None:
+        import jwt
+
+        from framework.plugins.auth import JWT, auth
+
+        key = _rsa_key()
+        _JWT_RS256["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), key, algorithm="RS256")
+        app.register(auth, any_of=[JWT(public_key=key.public_key(), algorithms=["RS256"],
+                                       issuer="https://id.example", audience="api", cache_size=cache_size)])
+    return setup
+
+
+def _auth_jwt_jwks(app: Any) -> None:
+    """RS256 against a key set served on loopback, fetched at ready() and cached."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import jwt
+
+    from framework.plugins.auth import JWT, auth
+
+    key = _rsa_key()
+    document = json.dumps({"keys": [{**jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True),
+                                     "kid": "k1", "alg": "RS256", "use": "sig"}]}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Cache-Control", "max-age=86400")
+            self.send_header("Content-Length", str(len(document)))
+            self.end_headers()
+            self.wfile.write(document)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _JWT_JWKS["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), key, algorithm="RS256",
+                                                        headers={"kid": "k1"})
+    app.register(auth, any_of=[JWT(jwks_url=f"http://127.0.0.1:{server.server_address[1]}/jwks",
+                                   algorithms=["RS256"], issuer="https://id.example", audience="api")])
+
+
+def _auth_api_key(app: Any) -> None:
+    from framework.plugins.auth import ApiKey, auth
+
+    app.register(auth, any_of=[ApiKey(header="X-API-Key", keys={API_KEY})])
+
+
 @dataclass(frozen=True)
 class Feature:
     """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
@@ -75,6 +159,11 @@ FEATURES = (
     Feature("trust_proxy", options={"trust_proxy": True}, headers={"x-forwarded-for": "203.0.113.7"}),
     Feature("decorate_request", setup=lambda app: app.decorate_request("user", None)),
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
+    Feature("auth jwt HS256", setup=_auth_jwt_hs256, headers=_JWT_HS256),
+    Feature("auth jwt RS256", setup=_auth_jwt_rs256(1024), headers=_JWT_RS256),
+    Feature("auth jwt RS256 verify", setup=_auth_jwt_rs256(0), headers=_JWT_RS256),
+    Feature("auth jwt JWKS RS256", setup=_auth_jwt_jwks, headers=_JWT_JWKS),
+    Feature("auth api_key", setup=_auth_api_key, headers={"x-api-key": API_KEY}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))

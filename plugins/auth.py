@@ -615,6 +615,11 @@ class JWT(Scheme):
     reached the cached keys are served for ``jwks_max_stale`` seconds past their expiry;
     then tokens are answered ``503`` until a fetch succeeds. ``jwks_timeout`` bounds a
     fetch; ``jwks_clock`` (``time.monotonic``) is what the cache reads the time from.
+
+    A token PyJWT has verified is remembered (the ``cache_size`` most recent ones; ``0``:
+    none) until its ``exp`` (plus ``leeway``) passes: a client that sends the same token
+    again is not verified again, unless the key set no longer holds its key. Tokens without
+    ``exp`` are not remembered.
     """
 
     challenge_scheme = "Bearer"
@@ -625,7 +630,8 @@ class JWT(Scheme):
                  required_claims: Sequence[str] = ("exp",), principal_claim: str = "sub",
                  scopes_claim: str = "scope", name: str | None = None, realm: str | None = None,
                  jwks_timeout: float = 5.0, jwks_cooldown: float = 30.0, jwks_default_max_age: float = 600.0,
-                 jwks_max_stale: float = 900.0, jwks_clock: Callable[[], float] = time.monotonic) -> None:
+                 jwks_max_stale: float = 900.0, jwks_clock: Callable[[], float] = time.monotonic,
+                 cache_size: int = 1024) -> None:
         self.name = _check_name(name, "jwt")
         self.realm = _check_realm(realm)
         self.algorithms = _check_algorithms(algorithms)
@@ -680,17 +686,32 @@ class JWT(Scheme):
         self._principal_claim = principal_claim
         self._scopes_claim = scopes_claim
         self._decoder = jwt.PyJWT({"require": list(required_claims)})
+        if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
+            raise _refuse(f"JWT: cache_size has to be a number of tokens >= 0, got {cache_size!r}")
+        self._cache_size = cache_size
+        #: token -> (identity, valid until (exp + leeway, wall clock), kid, key): tokens already verified.
+        self._verified: dict[str, tuple[Identity, float, str | None, Any]] = {}
+        self._cache_lock = threading.Lock()
 
     def authenticate(self, request: Request) -> Outcome:
         """See :meth:`Scheme.authenticate`."""
         token = _bearer_token(request.environ)
         if token is None or isinstance(token, _Refusal):
             return token
-        key = self._key
         try:
+            verified = self._verified.get(token)
+            if verified is not None:
+                identity, valid_until, kid, key = verified
+                # Still before exp (+ leeway), and still signed by a key the set holds under that kid.
+                if time.time() < valid_until and (self.key_set is None or self.key_set.key(kid) is key):
+                    return identity
+                self._verified.pop(token, None)
+            kid = None
+            key = self._key
             if self.key_set is not None:
-                kid = jwt.get_unverified_header(token).get("kid")
-                key = self.key_set.key(kid if isinstance(kid, str) else None)
+                header_kid = jwt.get_unverified_header(token).get("kid")
+                kid = header_kid if isinstance(header_kid, str) else None
+                key = self.key_set.key(kid)
                 if key is None:
                     return _INVALID_TOKEN
             claims = self._decoder.decode(token, key, algorithms=self.algorithms, issuer=self._issuer,
@@ -710,7 +731,19 @@ class JWT(Scheme):
             held = frozenset(scope for scope in cast("list[object]", scopes) if isinstance(scope, str))
         else:
             held = frozenset[str]()
-        return Identity(claims.get(self._principal_claim), held, claims, self.name)
+        identity = Identity(claims.get(self._principal_claim), held, claims, self.name)
+        expires = claims.get("exp")
+        if self._cache_size and isinstance(expires, (int, float)) and not isinstance(expires, bool):
+            self._remember(token, (identity, expires + self._leeway, kid, key))
+        return identity
+
+    def _remember(self, token: str, verified: tuple[Identity, float, str | None, Any]) -> None:
+        # Only tokens PyJWT verified get here, so requests cannot fill it with their own data;
+        # the oldest entry makes room (insertion order).
+        with self._cache_lock:
+            while len(self._verified) >= self._cache_size:
+                self._verified.pop(next(iter(self._verified)), None)
+            self._verified[token] = verified
 
     def security_scheme(self) -> dict[str, Any]:
         """``{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}``."""

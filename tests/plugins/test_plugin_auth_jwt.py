@@ -330,3 +330,28 @@ def test_a_jwks_token_with_hs256_and_the_public_key_is_refused():
         payload = jwt.utils.base64url_encode(json.dumps(claims()).encode())
         signature = jwt.utils.base64url_encode(hmac.new(pem, header + b"." + payload, hashlib.sha256).digest())
         assert call(app, b".".join((header, payload, signature)).decode()).status_code == 401
+
+
+def test_a_remembered_token_is_refused_once_expired():
+    """Verified tokens are remembered until exp + leeway; past it the token is refused again."""
+    app = hs256(leeway=30)
+    deadline = time.monotonic() + 60
+    while True:  # a token 27 s past exp (3 s left within the leeway), accepted and remembered
+        token = jwt.encode(claims(exp=int(time.time()) - 27), SECRET, algorithm="HS256")
+        if call(app, token).status_code == 200 or time.monotonic() > deadline:
+            break
+    assert call(app, token).status_code == 200
+    while time.time() <= int(jwt.decode(token, options={"verify_signature": False})["exp"]) + 30:
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    response = call(app, token)
+    assert (response.status_code, response.headers["www-authenticate"]) == \
+        (401, 'Bearer error="invalid_token", error_description="token expired"')
+
+
+def test_cache_size_is_checked():
+    with pytest.raises(AuthOptionsError, match="cache_size"):
+        JWT(secret=SECRET, algorithms=["HS256"], cache_size=-1)
+    app = hs256(cache_size=0)
+    token = jwt.encode(claims(), SECRET, algorithm="HS256")
+    assert call(app, token).status_code == 200 and call(app, token).status_code == 200
