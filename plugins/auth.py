@@ -10,19 +10,30 @@ routes of the registering context and of its descendants, and nothing else::
     from framework import Framework
     from framework.plugins.auth import JWT, ApiKey, auth
 
+    SECRET = "a-secret-of-at-least-32-bytes-for-hs256"
     app = Framework()
 
     def api(instance, opts):
         instance.register(auth, any_of=[JWT(secret=SECRET, algorithms=["HS256"], issuer="https://id.example"),
-                                        ApiKey(header="X-API-Key", keys={"ci-bot-key"})])
+                                        ApiKey(header="X-API-Key", keys={"ci-bot-key": "ci-bot"})])
 
         def routes(inner, opts):
             inner.get("/me", lambda request, reply: {"who": request.auth.principal})
-            inner.delete("/items/:id", delete_item, scopes=["items:write"])
+            inner.delete("/items/:id", lambda request, reply: {"deleted": request.params["id"]},
+                         scopes=["items:write"])
 
         instance.register(routes)
 
     app.register(api, prefix="/api")
+    app.get("/health", lambda request, reply: {"ok": True})      # not guarded
+
+    # GET /api/me                                 -> 401 WWW-Authenticate: Bearer
+    #                                                    WWW-Authenticate: ApiKey in="header", name="X-API-Key"
+    # GET /api/me  X-API-Key: ci-bot-key          -> 200 {"who": "ci-bot"}
+    # GET /api/me  Authorization: Bearer <JWT>    -> 200 {"who": <its sub>}
+    # DELETE /api/items/1 with a JWT whose scope lacks items:write
+    #                                             -> 403 WWW-Authenticate: Bearer error="insufficient_scope",
+    #                                                    scope="items:write"
 
 Route options (read by the plugin when the route is declared, so declare those routes in a
 plugin registered after ``auth``, as above; in a context where ``auth`` is not loaded they

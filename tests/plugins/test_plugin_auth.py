@@ -361,3 +361,23 @@ def test_openapi_with_bearer_auth_too_and_a_name_clash():
     clash.register(lambda i, o: (i.register(auth, any_of=[ApiKey(header="B", keys={"k"})]), i.get("/b", lambda q, r: {})))
     with pytest.raises(OpenAPIError, match="'apiKey'"):
         clash.ready()
+
+
+def test_the_module_docstring_example():
+    import framework.plugins.auth
+    from test_plugin_docstrings import first_example
+
+    namespace = first_example(framework.plugins.auth)
+    app, secret = namespace["app"], namespace["SECRET"]
+    assert get(app, "/health").json() == {"ok": True}
+    assert get(app, "/api/me").headers.getlist("www-authenticate") == \
+        ["Bearer", 'ApiKey in="header", name="X-API-Key"']
+    assert get(app, "/api/me", headers={"x-api-key": "ci-bot-key"}).json() == {"who": "ci-bot"}
+    writer = jwt.encode({"sub": "jo", "iss": "https://id.example", "exp": time.time() + 60, "scope": "items:write"},
+                        secret, algorithm="HS256")
+    reader = jwt.encode({"sub": "jo", "iss": "https://id.example", "exp": time.time() + 60}, secret, algorithm="HS256")
+    assert get(app, "/api/me", headers=bearer(writer)).json() == {"who": "jo"}
+    assert app.inject("DELETE", "/api/items/1", headers=bearer(writer)).json() == {"deleted": "1"}
+    response = app.inject("DELETE", "/api/items/1", headers=bearer(reader))
+    assert (response.status_code, response.headers["www-authenticate"]) == \
+        (403, 'Bearer error="insufficient_scope", scope="items:write"')
