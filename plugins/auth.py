@@ -509,7 +509,10 @@ class _KeySet:
 
     def refresh(self, wait: bool = True) -> bool:
         """Fetch the set now (unless another thread is, or did within the cooldown); whether it was fetched."""
-        if not self._lock.acquire(timeout=self._timeout * 2) if wait else not self._lock.acquire(blocking=False):
+        # A request that needs the keys waits for a fetch under way (bounded); one that has
+        # usable keys goes on with them.
+        acquired = self._lock.acquire(timeout=self._timeout * 2) if wait else self._lock.acquire(blocking=False)
+        if not acquired:
             return False
         try:
             now = self._clock()
