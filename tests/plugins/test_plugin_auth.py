@@ -381,3 +381,18 @@ def test_the_module_docstring_example():
     response = app.inject("DELETE", "/api/items/1", headers=bearer(reader))
     assert (response.status_code, response.headers["www-authenticate"]) == \
         (403, 'Bearer error="insufficient_scope", scope="items:write"')
+
+
+def test_the_example_app_account_context(tmp_path):
+    """examples/app.py's /account: a JWT signed with JWT_SECRET, or one of the API keys."""
+    from examples.app import JWT_ISSUER, create_app
+
+    secret = "an-example-secret-of-32-bytes-or-more"
+    app = create_app(api_keys=["key-a"], database=str(tmp_path / "items.sqlite3"), jwt_secret=secret)
+    signed = jwt.encode({"sub": "jo", "iss": JWT_ISSUER, "exp": time.time() + 60}, secret, algorithm="HS256")
+    assert get(app, "/account/me", headers=bearer(signed)).json() == {"scheme": "jwt", "principal": "jo"}
+    assert get(app, "/account/me", headers=bearer("key-a")).json() == {"scheme": "apiKeys", "principal": None}
+    response = get(app, "/account/me", headers=bearer(token()))  # signed with another secret, no issuer
+    assert (response.status_code, response.headers["www-authenticate"]) == (401, 'Bearer error="invalid_token"')
+    assert get(app, "/child").status_code == 200
+    app.close()
