@@ -809,7 +809,7 @@ class Requirement:
             else:
                 self._unauthorized(reply, outcomes)
         if self.scopes and not self.scopes <= authentication.scopes:
-            insufficient_scope(reply, authentication, self.scopes)
+            _insufficient_scope(reply, authentication, self.scopes)
         request.auth = authentication  # type: ignore[attr-defined]  # the plugin's request decorator
 
     def _unauthorized(self, reply: Reply, outcomes: Sequence[Outcome]) -> NoReturn:
@@ -839,7 +839,7 @@ class Requirement:
                 f"{' scopes ' + ' '.join(sorted(self.scopes)) if self.scopes else ''}>")
 
 
-def insufficient_scope(reply: Reply, authentication: Authentication, needed: frozenset[str]) -> NoReturn:
+def _insufficient_scope(reply: Reply, authentication: Authentication, needed: frozenset[str]) -> NoReturn:
     """Raise the 403 for credentials without every scope in ``needed`` (RFC 6750 3.1:
     ``error="insufficient_scope"`` and the ``scope`` needed, on the challenge of each bearer
     scheme that accepted)."""
@@ -865,7 +865,7 @@ class _ScopeCheck:
         if authentication is None:  # ready() refuses a route no requirement guards; kept closed regardless
             raise MissingCredentialsError()
         if not self.scopes <= authentication.scopes:
-            insufficient_scope(reply, authentication, self.scopes)
+            _insufficient_scope(reply, authentication, self.scopes)
 
     def __repr__(self) -> str:
         return f"<auth scopes {' '.join(sorted(self.scopes))}>"
@@ -951,13 +951,27 @@ class AuthGuard:
         requirements, _ = self.route_requirements(route)
         return {scheme.name: scheme.security_scheme() for requirement in requirements for scheme in requirement.schemes}
 
-    def check_scoped_routes(self) -> None:
-        """Refuse (at ``ready()``) a route with ``scopes=`` that no requirement guards."""
+    def on_ready(self) -> None:
+        """At ``ready()``: refuse a route with ``scopes=`` that no requirement guards, and
+        fetch the key set of every JWT scheme (a failure is logged: the issuer may come up later)."""
+        key_sets: dict[int, _KeySet] = {}
         for route in self.context.routes():
             requirements, scopes = route.context.auth_guard.route_requirements(route)
             if scopes and not requirements:
                 raise _refuse(f"route {route.method} {route.url} requires scopes {sorted(scopes)} but nothing "
                               "authenticates it: register auth with any_of/all_of on its context, or give it auth=")
+            for requirement in requirements:
+                for scheme in requirement.schemes:
+                    if isinstance(scheme, JWT) and scheme.key_set is not None:
+                        key_sets[id(scheme.key_set)] = scheme.key_set
+        for context in self.context.walk():  # contexts without routes of their own
+            if context.has_decorator("auth_guard"):
+                for requirement in context.auth_guard.requirements:
+                    for scheme in requirement.schemes:
+                        if isinstance(scheme, JWT) and scheme.key_set is not None:
+                            key_sets[id(scheme.key_set)] = scheme.key_set
+        for key_set in key_sets.values():
+            key_set.refresh()
 
 
 _OPTIONS = ("any_of", "all_of", "scopes")
@@ -985,15 +999,12 @@ def _auth(instance: Context, opts: Mapping[str, Any]) -> None:
         instance.decorate("auth_guard", guard)
     if parent is None:  # the outermost registration reads the route options of its whole subtree
         instance.add_hook("on_route", _RouteOptions())
-        instance.add_hook("on_ready", guard.check_scoped_routes)
+        instance.add_hook("on_ready", guard.on_ready)
     if not instance.has_request_decorator("auth"):
         instance.decorate_request("auth", None)
     if requirement is not None:
         guard.requirements.append(requirement)
         instance.add_hook("on_request", requirement)
-        for scheme in requirement.schemes:
-            if isinstance(scheme, JWT) and scheme.key_set is not None:
-                instance.add_hook("on_ready", scheme.key_set.refresh)
 
 
 _auth.__doc__ = __doc__

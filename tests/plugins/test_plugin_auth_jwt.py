@@ -73,6 +73,7 @@ def test_no_token_is_a_401_with_a_bearer_challenge():
 @pytest.mark.parametrize("overrides, description", [
     ({"exp": int(time.time()) - 60}, "token expired"),
     ({"nbf": int(time.time()) + 600}, "token not yet valid"),
+    ({"iat": int(time.time()) + 600}, "token not yet valid"),
     ({"iss": "https://evil.example"}, None),
     ({"aud": "another-api"}, None),
     ({"exp": None}, None),  # exp is required by default
@@ -355,3 +356,21 @@ def test_cache_size_is_checked():
     app = hs256(cache_size=0)
     token = jwt.encode(claims(), SECRET, algorithm="HS256")
     assert call(app, token).status_code == 200 and call(app, token).status_code == 200
+
+
+def test_a_key_set_named_only_by_a_route_is_fetched_at_ready():
+    clock = Clock()
+    with jwks_server() as issuer:
+        app = Framework()
+        app.register(auth)
+        scheme = JWT(jwks_url=issuer.url, algorithms=["RS256"], jwks_clock=clock)
+        app.register(lambda inner, opts: inner.get("/", lambda request, reply: {"sub": request.auth.principal},
+                                                   auth=scheme))
+        app.ready()
+        assert issuer.hits == 1
+        assert call_root(app, issuer.sign({"sub": "al", "exp": time.time() + 60})).json() == {"sub": "al"}
+        assert issuer.hits == 1
+
+
+def call_root(app: Framework, token: str):
+    return app.inject(url="/", headers={"authorization": f"Bearer {token}"})
