@@ -91,6 +91,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Callable, NoReturn, Sequence, Union, cast
 
@@ -156,7 +157,8 @@ class Identity:
     scopes (``Identity("alice", scopes={"items:write"})``); the scheme fills ``scheme``."""
 
     principal: Any = None
-    scopes: frozenset[str] = frozenset()
+    #: A set (kept as a ``frozenset``).
+    scopes: AbstractSet[str] = frozenset()
     claims: Mapping[str, Any] = field(default_factory=dict[str, Any])
     scheme: str = ""
 
@@ -171,7 +173,8 @@ class Authentication:
     one per scheme under ``all_of``) and every scope they hold."""
 
     identities: tuple[Identity, ...]
-    scopes: frozenset[str]
+    #: Every scope the identities hold (a ``frozenset``).
+    scopes: AbstractSet[str]
     #: The scheme objects that accepted, in the order of ``identities``.
     schemes: tuple[Scheme, ...] = field(default=(), repr=False, compare=False)
 
