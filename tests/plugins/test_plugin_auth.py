@@ -65,6 +65,12 @@ def test_bearer_keys():
         assert (response.status_code, response.headers["www-authenticate"]) == (status, challenge)
 
 
+def test_a_padded_token68_key_is_accepted():
+    app = guarded(any_of=[Bearer({"YWJjZA=="})])
+    assert get(app, headers=bearer("YWJjZA==")).status_code == 200
+    assert get(app, headers=bearer("YWJjZA=")).status_code == 401
+
+
 def test_bearer_keys_mapping_to_principals_and_scopes():
     app = guarded(any_of=[Bearer({"k-1": "ci-bot", "k-2": Identity("ops", scopes={"deploy"})}, realm="api")])
     assert get(app, headers=bearer("k-1")).json() == {"scheme": "bearer", "principal": "ci-bot", "scopes": []}
