@@ -633,6 +633,9 @@ class JWT(Scheme):
     then tokens are answered ``503`` until a fetch succeeds. ``jwks_timeout`` bounds a
     fetch; ``jwks_clock`` (``time.monotonic``) is what the cache reads the time from.
 
+    ``openid_connect_url`` (the issuer's ``/.well-known/openid-configuration``) makes the
+    OpenAPI document describe the scheme as ``openIdConnect`` instead of an HTTP bearer.
+
     A token PyJWT has verified is remembered (the ``cache_size`` most recent ones; ``0``:
     none) until its ``exp`` (plus ``leeway``) passes: a client that sends the same token
     again is not verified again, unless the key set no longer holds its key. Tokens without
@@ -648,7 +651,7 @@ class JWT(Scheme):
                  scopes_claim: str = "scope", name: str | None = None, realm: str | None = None,
                  jwks_timeout: float = 5.0, jwks_cooldown: float = 30.0, jwks_default_max_age: float = 600.0,
                  jwks_max_stale: float = 900.0, jwks_clock: Callable[[], float] = time.monotonic,
-                 cache_size: int = 1024) -> None:
+                 cache_size: int = 1024, openid_connect_url: str | None = None) -> None:
         self.name = _check_name(name, "jwt")
         self.realm = _check_realm(realm)
         self.algorithms = _check_algorithms(algorithms)
@@ -703,6 +706,10 @@ class JWT(Scheme):
         self._principal_claim = principal_claim
         self._scopes_claim = scopes_claim
         self._decoder = jwt.PyJWT({"require": list(required_claims)})
+        if openid_connect_url is not None and (not isinstance(openid_connect_url, str) or
+                                               not openid_connect_url.startswith(("https://", "http://"))):
+            raise _refuse(f"JWT: openid_connect_url has to be an http(s) URL, got {openid_connect_url!r}")
+        self.openid_connect_url = openid_connect_url
         if isinstance(cache_size, bool) or not isinstance(cache_size, int) or cache_size < 0:
             raise _refuse(f"JWT: cache_size has to be a number of tokens >= 0, got {cache_size!r}")
         self._cache_size = cache_size
@@ -763,7 +770,10 @@ class JWT(Scheme):
             self._verified[token] = verified
 
     def security_scheme(self) -> dict[str, Any]:
-        """``{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}``."""
+        """``{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}``, or
+        ``{"type": "openIdConnect", "openIdConnectUrl": ...}`` with ``openid_connect_url``."""
+        if self.openid_connect_url:
+            return {"type": "openIdConnect", "openIdConnectUrl": self.openid_connect_url}
         return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}
 
 

@@ -351,6 +351,21 @@ def test_openapi_documents_every_scheme_and_scope():
     assert "401" in paths["/api/items"]["get"]["responses"] and "401" not in paths["/public"]["get"]["responses"]
 
 
+def test_openapi_open_id_connect():
+    app = guarded(any_of=[JWT(secret=SECRET, algorithms=["HS256"], name="oidc",
+                              openid_connect_url="https://id.example/.well-known/openid-configuration")],
+                  scopes=["openid"])
+    app.register(openapi, route_prefix=None)
+    app.ready()
+    document = app.openapi()
+    validate(document)
+    assert document["components"]["securitySchemes"] == {"oidc": {
+        "type": "openIdConnect", "openIdConnectUrl": "https://id.example/.well-known/openid-configuration"}}
+    assert document["paths"]["/"]["get"]["security"] == [{"oidc": ["openid"]}]
+    with pytest.raises(AuthOptionsError, match="openid_connect_url"):
+        JWT(secret=SECRET, algorithms=["HS256"], openid_connect_url="id.example")
+
+
 def test_openapi_with_bearer_auth_too_and_a_name_clash():
     app = Framework()
     app.register(openapi, route_prefix=None)
