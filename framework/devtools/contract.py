@@ -85,7 +85,7 @@ class Change:
         return self.level != "info"
 
     def __str__(self) -> str:
-        where = f"{self.route} {self.pointer}" if self.pointer else self.route
+        where = f"{self.route} at {self.pointer}" if self.pointer else self.route
         return f"{self.level.upper():7} {self.rule}: {where}: {self.message}"
 
 
@@ -112,15 +112,13 @@ class _Inliner:
         hops = 0
         while isinstance(node, dict) and isinstance(node.get("$ref"), str):
             ref: str = node["$ref"]
-            if id(node) in stack or hops > _MAX_REF_HOPS:
-                return {"$recursive": ref}
-            stack = (*stack, id(node))
-            node, outer = index.resolve(ref, base_inside(node, outer))
+            target, outer = index.resolve(ref, base_inside(node, outer))
             hops += 1
+            if id(target) in stack or hops > _MAX_REF_HOPS:   # back into itself: a marker, not a loop
+                return {"$recursive": ref}
+            node = target
         if not isinstance(node, dict):
             return copy.deepcopy(node)
-        if id(node) in stack:
-            return {"$recursive": "#"}
         stack = (*stack, id(node))
         base = base_inside(node, outer)
         result: dict[str, Any] = {}
