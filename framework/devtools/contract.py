@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 from ..lifecycle.inputs import is_content_map
 from ..schemas.keywords import ANNOTATION_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
-from ..schemas.store import RefIndex, base_inside, escape_token, normalize_input_schema
+from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
     from ..route import Route
@@ -107,17 +107,17 @@ class _Inliner:
         return self._node(schema, "", index, ())
 
     def _node(self, node: Any, outer: str, index: RefIndex, stack: tuple[int, ...]) -> Any:
-        if not isinstance(node, dict):
+        if not is_object(node):
             return copy.deepcopy(node)
         hops = 0
-        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
-            ref: str = node["$ref"]
+        while is_object(node) and isinstance(node.get("$ref"), str):
+            ref = str(node["$ref"])
             target, outer = index.resolve(ref, base_inside(node, outer))
             hops += 1
             if id(target) in stack or hops > _MAX_REF_HOPS:   # back into itself: a marker, not a loop
                 return {"$recursive": ref}
             node = target
-        if not isinstance(node, dict):
+        if not is_object(node):
             return copy.deepcopy(node)
         stack = (*stack, id(node))
         base = base_inside(node, outer)
@@ -125,11 +125,11 @@ class _Inliner:
         for key, value in node.items():
             if key in _DROPPED:
                 continue
-            if key in SCHEMA_SINGLES and isinstance(value, (dict, bool)):
+            if key in SCHEMA_SINGLES and (is_object(value) or isinstance(value, bool)):
                 result[key] = self._node(value, base, index, stack)
-            elif key in SCHEMA_MAPS and isinstance(value, dict):
+            elif key in SCHEMA_MAPS and is_object(value):
                 result[key] = {name: self._node(sub, base, index, stack) for name, sub in value.items()}
-            elif key in SCHEMA_LISTS and isinstance(value, list):
+            elif key in SCHEMA_LISTS and is_array(value):
                 result[key] = [self._node(sub, base, index, stack) for sub in value]
             else:
                 result[key] = copy.deepcopy(value)
@@ -139,17 +139,18 @@ class _Inliner:
 def _normalized(schema: dict[str, Any], original: Mapping[str, Any]) -> dict[str, Any]:
     """``type`` as a sorted list when several (``nullable: true`` adds ``"null"``),
     ``required`` sorted: one meaning, one spelling."""
-    types = schema.get("type")
+    types: Any = schema.get("type")
     if original.get("nullable") is True and types is not None:
-        types = [types] if isinstance(types, str) else list(types)
-        types.append("null")
-    if isinstance(types, list):
+        listed: list[Any] = [types] if isinstance(types, str) else list(types)
+        types = [*listed, "null"]
+    if is_array(types):
         unique = sorted(set(types))
         schema["type"] = unique[0] if len(unique) == 1 else unique
     elif types is not None:
         schema["type"] = types
-    if isinstance(schema.get("required"), list):
-        schema["required"] = sorted(set(schema["required"]))
+    required: Any = schema.get("required")
+    if is_array(required):
+        schema["required"] = sorted(set(required))
     return schema
 
 
@@ -167,11 +168,12 @@ def _route_security(route: "Route[Any]", document: Mapping[str, Any] | None) -> 
         path = _openapi_path(route.url)
         paths = document.get("paths", {})
         for candidate in (path, path.rstrip("/") or "/"):
-            operation = paths.get(candidate, {}).get(route.method.lower())
-            if isinstance(operation, dict):
-                return copy.deepcopy(operation.get("security", document.get("security", [])))
-    declared = route.schema.get("security")
-    return copy.deepcopy(declared) if isinstance(declared, list) else None
+            operation: Any = paths.get(candidate, {}).get(route.method.lower())
+            if is_object(operation):
+                security: list[Any] = copy.deepcopy(operation.get("security", document.get("security", [])))
+                return security
+    declared: Any = route.schema.get("security")
+    return copy.deepcopy(declared) if is_array(declared) else None
 
 
 def _route_entry(route: "Route[Any]", document: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -194,7 +196,8 @@ def _route_entry(route: "Route[Any]", document: Mapping[str, Any] | None) -> dic
         else:
             request[part] = inliner.inline(normalize_input_schema(raw, part))
     responses: dict[str, Any] = {}
-    for key, entry in (schema.get("response") or {}).items():
+    declared: dict[Any, Any] = schema.get("response") or {}
+    for key, entry in declared.items():
         status = str(key).lower().replace("xx", "XX")
         if is_content_map(entry):
             responses[status] = {media_type: inliner.inline(item["schema"])
@@ -248,11 +251,11 @@ def load(path: str) -> dict[str, Any]:
     with open(path, encoding="utf-8") as stream:
         text = stream.read()
     try:
-        contract = json.loads(text)
+        contract: Any = json.loads(text)
     except ValueError as error:
         raise ValueError(f"{path} is not JSON: {error}") from None
-    if not isinstance(contract, dict) or contract.get("contract") != CONTRACT_VERSION \
-            or not isinstance(contract.get("routes"), dict):
+    if not is_object(contract) or contract.get("contract") != CONTRACT_VERSION \
+            or not is_object(contract.get("routes")):
         raise ValueError(f"{path} is not a contract file of version {CONTRACT_VERSION} "
                          "(write one with: python -m framework contract lock module:app)")
     return contract
@@ -605,7 +608,7 @@ class _Comparison:
     # ------------------------------------------------------------------ auth
     def security(self, old: list[Any], new: list[Any]) -> None:
         def by_schemes(requirements: list[Any]) -> dict[frozenset[str], dict[str, Any]]:
-            return {frozenset(requirement): requirement for requirement in requirements if isinstance(requirement, dict)}
+            return {frozenset(requirement): requirement for requirement in requirements if is_object(requirement)}
 
         before, after = by_schemes(old), by_schemes(new)
         for schemes, requirement in after.items():
@@ -635,12 +638,14 @@ class _Comparison:
         pointer = _pointer("request", part)
         old_schema: Any = old if old is not None else {"type": "object", "properties": {}}
         new_schema: Any = new if new is not None else {"type": "object", "properties": {}}
-        if not (isinstance(old_schema, dict) and isinstance(new_schema, dict)
-                and isinstance(old_schema.get("properties"), dict) and isinstance(new_schema.get("properties"), dict)):
+        if not (is_object(old_schema) and is_object(new_schema)
+                and is_object(old_schema.get("properties")) and is_object(new_schema.get("properties"))):
             self.schema(old_schema, new_schema, pointer, "request", "request-parameter", "request-parameter")
             return
-        old_required, new_required = set(old_schema.get("required", ())), set(new_schema.get("required", ()))
-        old_properties, new_properties = old_schema["properties"], new_schema["properties"]
+        old_required: set[str] = set(old_schema.get("required") or [])
+        new_required: set[str] = set(new_schema.get("required") or [])
+        old_properties: dict[str, Any] = old_schema["properties"]
+        new_properties: dict[str, Any] = new_schema["properties"]
         where = {"params": "path", "querystring": "query", "headers": "header"}[part]
         for name in sorted(set(old_properties) | set(new_properties)):
             here = pointer + _pointer("properties", name)
@@ -712,7 +717,7 @@ class _Comparison:
     def schema(self, old: Any, new: Any, pointer: str, direction: str, prefix: str, nested: str) -> None:
         """Compare two schemas where a client sends (``direction="request"``) or receives
         them; ``prefix`` names this node's rules, ``nested`` those of its properties."""
-        if not isinstance(old, dict) or not isinstance(new, dict) or "$recursive" in old or "$recursive" in new:
+        if not is_object(old) or not is_object(new) or "$recursive" in old or "$recursive" in new:
             if old != new:
                 self.emit("schema-keyword-changed", pointer, f"schema changed from {_fmt(old)} to {_fmt(new)}")
             return
@@ -825,7 +830,8 @@ class _Comparison:
                    nested: str) -> None:
         old_properties: Mapping[str, Any] = old.get("properties") or {}
         new_properties: Mapping[str, Any] = new.get("properties") or {}
-        old_required, new_required = set(old.get("required") or ()), set(new.get("required") or ())
+        old_required: set[str] = set(old.get("required") or [])
+        new_required: set[str] = set(new.get("required") or [])
         for name in sorted(set(old_properties) | set(new_properties) | old_required | new_required):
             here = pointer + _pointer("properties", name)
             required_before, required_after = name in old_required, name in new_required
