@@ -39,7 +39,7 @@ from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_ob
 if TYPE_CHECKING:
     from ..route import Route
 
-__all__ = ["ContractApp", "Change", "lock", "check", "dumps", "load", "render", "CONTRACT_VERSION"]
+__all__ = ["Change", "lock", "check", "dumps", "load", "render", "RULES", "OWN_RULES", "CONTRACT_VERSION"]
 
 #: The version of the contract file's layout (``"contract"`` in the file).
 CONTRACT_VERSION = 1
@@ -246,8 +246,8 @@ def dumps(contract: Mapping[str, Any]) -> str:
 
 
 def load(path: str) -> dict[str, Any]:
-    """A contract file read back. A missing file raises :class:`FileNotFoundError`; a file
-    that is not a contract raises :class:`ValueError` saying why."""
+    """A contract file read back. A missing file raises ``FileNotFoundError``; a file
+    that is not a contract raises ``ValueError`` saying why."""
     with open(path, encoding="utf-8") as stream:
         text = stream.read()
     try:
