@@ -551,6 +551,23 @@ def _normalized_route(key: str) -> str:
     return method + " " + "/".join(":" if segment.startswith(":") else segment for segment in url.split("/"))
 
 
+def _renamed_parameters(entry: Mapping[str, Any], old_key: str, new_key: str) -> Mapping[str, Any]:
+    """``entry`` (of ``old_key``) with its path parameters named as in ``new_key``, by position."""
+    old_names = [segment[1:] for segment in old_key.split("/") if segment.startswith(":")]
+    new_names = [segment[1:] for segment in new_key.split("/") if segment.startswith(":")]
+    names: dict[str, str] = dict(zip(old_names, new_names))
+    params: Any = entry.get("request", {}).get("params")
+    if not is_object(params) or not is_object(params.get("properties")):
+        return entry
+    renamed = copy.deepcopy(dict(entry))
+    properties: dict[str, Any] = params["properties"]
+    required: list[Any] = params.get("required") or []
+    renamed["request"]["params"]["properties"] = {names.get(name, name): sub for name, sub in properties.items()}
+    if "required" in params:
+        renamed["request"]["params"]["required"] = sorted(str(names.get(name, name)) for name in required)
+    return renamed
+
+
 class _Comparison:
     """One :func:`check`: walks both contracts route by route, emitting :class:`Change` s."""
 
@@ -583,7 +600,9 @@ class _Comparison:
                 matched.add(other)
                 if other != key:
                     self.route = f"{key} -> {other}"
-                self.compare_route(old[key], new[other])
+                    self.compare_route(_renamed_parameters(old[key], key, other), new[other])
+                else:
+                    self.compare_route(old[key], new[other])
             elif old[key].get("deprecated"):
                 self.emit("api-removed-with-deprecation", "", "removed (it was deprecated)")
             elif _route_path(key) not in new_paths:
@@ -650,8 +669,9 @@ class _Comparison:
         for name in sorted(set(old_properties) | set(new_properties)):
             here = pointer + _pointer("properties", name)
             if name not in old_properties:
-                if part == "params":  # the URL had the parameter: its schema narrows a string
-                    self.schema({}, new_properties[name], here, "request", "request-parameter", "request-parameter")
+                if part == "params":  # the URL had the parameter: a string until now
+                    self.schema({"type": "string"}, new_properties[name], here, "request", "request-parameter",
+                                "request-parameter")
                 elif name in new_required:
                     self.emit("new-required-request-parameter", here, f"new required {where} parameter {name!r}")
                 else:
@@ -659,7 +679,8 @@ class _Comparison:
                 continue
             if name not in new_properties:
                 if part == "params":
-                    self.schema(old_properties[name], {}, here, "request", "request-parameter", "request-parameter")
+                    self.schema(old_properties[name], {"type": "string"}, here, "request", "request-parameter",
+                                "request-parameter")
                 else:
                     self.emit("request-parameter-removed", here, f"{where} parameter {name!r} removed")
                 continue

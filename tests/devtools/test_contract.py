@@ -132,11 +132,29 @@ def test_renaming_a_path_parameter_is_the_same_route():
         app.get(f"/items/:{name}", {"schema": {"params": {name: {"type": "integer"}}}}, lambda request, reply: {})
         return app
 
-    changes = check(locked(build("id")), locked(build("item_id")))
-    # The schema moved with the name: to a client, the parameter is positional.
-    assert [change.rule for change in changes] == ["request-parameter-type-generalized",
-                                                   "request-parameter-type-changed"]
-    assert {change.route for change in changes} == {"GET /items/:id -> GET /items/:item_id"}
+    # To a client, a path parameter is positional: its name is not part of the contract.
+    assert check(locked(build("id")), locked(build("item_id"))) == []
+    narrowed = Framework()
+    narrowed.get("/items/:item_id", {"schema": {"params": {"item_id": {"type": "integer", "minimum": 1}}}},
+                 lambda request, reply: {})
+    assert [(change.route, change.rule, change.pointer) for change in check(locked(build("id")), locked(narrowed))] \
+        == [("GET /items/:id -> GET /items/:item_id", "request-parameter-min-set",
+             "/request/params/properties/item_id/minimum")]
+
+
+def test_a_path_parameter_schema_added_or_removed_is_compared_with_a_string():
+    def build(params: dict[str, Any] | None) -> Framework:
+        app = Framework()
+        app.get("/items/:id", {"schema": {"params": params}} if params else {}, lambda request, reply: {})
+        return app
+
+    assert check(locked(build(None)), locked(build({"id": {"type": "string"}}))) == []
+    assert [(change.rule, change.breaking) for change in check(locked(build(None)),
+                                                               locked(build({"id": {"type": "integer"}})))] \
+        == [("request-parameter-type-changed", True)]
+    assert [(change.rule, change.breaking) for change in check(locked(build({"id": {"type": "integer"}})),
+                                                               locked(build(None)))] \
+        == [("request-parameter-type-changed", True)]
 
 
 def test_a_change_inside_a_shared_schema_is_reported_at_every_route_that_uses_it():
