@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import json
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
@@ -280,7 +281,6 @@ def check(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
 
 def command(args: Any, load_app: Callable[[str], Any]) -> int:
     """``python -m framework contract lock|check``: the exit status."""
-    import sys
     if args.action == "lock":
         app = load_app(args.app)
         try:
@@ -289,9 +289,13 @@ def command(args: Any, load_app: Callable[[str], Any]) -> int:
             app.close()
         if args.output == "-":
             sys.stdout.write(text)
-        else:
+            return 0
+        try:
             with open(args.output, "w", encoding="utf-8") as output:
                 output.write(text)
+        except OSError as error:
+            print(f"error: cannot write {args.output}: {error.strerror}", file=sys.stderr)
+            return 2
         return 0
     try:
         old = load(args.against)

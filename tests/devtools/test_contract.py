@@ -265,6 +265,9 @@ def test_cli_check_without_a_usable_lock_file_is_a_clear_error(tmp_path: Path):
     result = contract_command("check", "contract_app:app", "--against", str(corrupt))
     assert result.returncode == 2
     assert result.stderr.startswith(f"error: {corrupt} is not JSON: ") and "Traceback" not in result.stderr
+    unwritable = contract_command("lock", "contract_app:app", "--output", str(tmp_path / "no-such-dir" / "c.json"))
+    assert (unwritable.returncode, unwritable.stderr) == (
+        2, f"error: cannot write {tmp_path / 'no-such-dir' / 'c.json'}: No such file or directory\n")
 
 
 def test_the_example_application_matches_its_committed_contract():
