@@ -259,6 +259,13 @@ def load(path: str) -> dict[str, Any]:
             or not is_object(contract.get("routes")):
         raise ValueError(f"{path} is not a contract file of version {CONTRACT_VERSION} "
                          "(write one with: python -m framework contract lock module:app)")
+    routes: dict[str, Any] = contract["routes"]
+    for key, entry in routes.items():
+        if not (is_object(entry) and is_object(entry.get("request")) and is_object(entry.get("responses"))
+                and all(is_object(value) for value in entry["responses"].values())
+                and (entry.get("security") is None or is_array(entry["security"]))):
+            raise ValueError(f"{path}: the entry of {key!r} is not a route's contract "
+                             "(request and responses objects, security a list)")
     return contract
 
 
@@ -317,7 +324,9 @@ def command(args: Any, load_app: Callable[[str], Any]) -> int:
 
 
 #: Every rule :func:`check` applies and its level: oasdiff's rule ids and levels (its
-#: checker's rule table), but for the ids in :data:`OWN_RULES`.
+#: checker's rule table as of v1.11), but for the ids in :data:`OWN_RULES`. The security
+#: rules' level depends on what is left: a first requirement on a route, an added scope and
+#: a removed alternative are errors; another alternative and the last one removed are info.
 RULES: dict[str, str] = {
     # routes
     "endpoint-added": "info",
@@ -630,6 +639,9 @@ class _Comparison:
 
     # ------------------------------------------------------------------ auth
     def security(self, old: list[Any], new: list[Any]) -> None:
+        """Requirements are alternatives (any one satisfied lets a request in), each a set
+        of schemes with their scopes; the issue's rule for a route's first requirement,
+        oasdiff v1.30's for scopes and removed alternatives."""
         def by_schemes(requirements: list[Any]) -> dict[frozenset[str], dict[str, Any]]:
             return {frozenset(requirement): requirement for requirement in requirements if is_object(requirement)}
 

@@ -195,6 +195,9 @@ def test_dumps_is_sorted_indented_json_and_load_reads_it_back(tmp_path: Path):
     ('{"routes": {}}', "is not a contract file"),
     ('{"contract": 1, "routes": []}', "is not a contract file"),
     ("[]", "is not a contract file"),
+    ('{"contract": 1, "routes": {"GET /a": []}}', "the entry of 'GET /a' is not a route's contract"),
+    ('{"contract": 1, "routes": {"GET /a": {"request": {}, "responses": {"200": 1}}}}', "is not a route's"),
+    ('{"contract": 1, "routes": {"GET /a": {"request": {}, "responses": {}, "security": {}}}}', "is not a route's"),
 ])
 def test_load_refuses_what_is_not_a_contract_file(tmp_path: Path, text: str, message: str):
     path = tmp_path / "contract.json"

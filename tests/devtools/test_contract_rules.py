@@ -4,7 +4,7 @@ Each row declares a route twice (before and after one change) on a real applicat
 both with :func:`framework.devtools.contract.lock` and checks that :func:`check` finds
 exactly that change: oasdiff's rule id, whether ``oasdiff breaking`` reports it (its ``ERR``
 and ``WARN`` levels; ``INFO`` is compatible) and the JSON pointer into the route's entry.
-The levels are oasdiff's rule table (``checker/rules.go``, early 2025); ids in ``OWN_RULES``
+The levels are oasdiff's rule table (``checker/rules.go`` as of v1.11); ids in ``OWN_RULES``
 are not oasdiff's. Security follows oasdiff's later release (v1.30: a removed alternative
 requirement and an added scope fail ``breaking``), and a requirement on a route that had none
 is breaking, as the issue asks (a client without credentials now gets 401); a requirement
