@@ -229,6 +229,14 @@ ROWS = [
     Row("response-media-type-removed", True,
         {"response": {200: {"content": {"application/json": {"schema": STR}, "text/csv": {"schema": STR}}}}},
         {"response": {200: {"content": {"application/json": {"schema": STR}}}}}, "/responses/200/text~1csv"),
+    # ---- ids of our own (OWN_RULES): what oasdiff's table does not classify
+    Row("schema-keyword-changed", True, field("a", type="number"), field("a", type="number", multipleOf=2),
+        f"{BODY}/properties/a/multipleOf"),
+    Row("request-body-removed", False, body({"a": STR}), {}, "/request/body"),
+    Row("response-property-became-not-nullable", False, rfield("a", type=["string", "null"]), rfield("a", type="string"),
+        f"{OK_200}/properties/a/type"),
+    Row("response-property-max-length-decreased", False, rfield("a", type="string", maxLength=9),
+        rfield("a", type="string", maxLength=5), f"{OK_200}/properties/a/maxLength"),
     # ---- routes and auth (security from the route's own schema: no openapi plugin here)
     Row("endpoint-added", False, None, {}, ""),
     Row("api-path-removed-without-deprecation", True, {}, None, ""),
