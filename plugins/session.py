@@ -392,6 +392,10 @@ class _Sessions:
             if not all(callable(getattr(self.store, name, None)) for name in ("get", "set", "delete")):
                 raise SessionOptionsError(f"session: store has to be a CookieStore, SQLiteStore, RedisStore or an "
                                           f"object with get, set and delete, not {self.store!r}")
+        # Each registration's sessions are of its own class: a descendant that registers
+        # the plugin again (another cookie) loads request.session there, and only its own
+        # on_send hook saves that session, not this one's (which runs on those routes too).
+        self.session_class: type[Session] = type("Session", (Session,), {"__slots__": ()})
         self.id_signer = Signer(list(reversed(keys)), salt="framework.session.id", digest_method=hashlib.sha256)
         self.cookie_name = options.get("cookie_name", "session")
         if not isinstance(self.cookie_name, str) or not self.cookie_name:
@@ -430,23 +434,24 @@ class _Sessions:
     def load(self, request: Request) -> Session:
         """The request's session (an empty new one when its cookie brings none)."""
         raw = request.cookies.get(self.cookie_name)
+        new = self.session_class
         if raw is None:
-            return Session()
+            return new()
         if self.serializer is not None:
             try:
                 data = self.serializer.loads(raw, max_age=self.max_age)
             except BadSignature:  # tampered, unsigned, expired (SignatureExpired), not JSON
-                return Session()
-            return Session(cast("dict[str, Any]", data)) if isinstance(data, dict) else Session()
+                return new()
+            return new(cast("dict[str, Any]", data)) if isinstance(data, dict) else new()
         try:
             session_id = self.id_signer.unsign(raw.encode("utf-8", "surrogateescape")).decode("ascii")
         except (BadSignature, UnicodeError):
-            return Session()
+            return new()
         try:
             data = self.store.get(session_id)
         except SessionStoreError as error:
             raise self._unavailable(request, error) from None
-        return Session() if data is None else Session(data, session_id)
+        return new() if data is None else new(data, session_id)
 
     @staticmethod
     def _unavailable(request: Request, error: SessionStoreError) -> Exception:
@@ -457,7 +462,7 @@ class _Sessions:
     def on_send(self, request: Request, reply: Reply, payload: Any) -> Any:
         """The hook: saves a session that was read and changed (or every one, ``rolling``)."""
         current: Session | None = request.__dict__.get("session")
-        if current is None or not (current.modified or (self.rolling and current)):
+        if type(current) is not self.session_class or not (current.modified or (self.rolling and current)):
             return payload
         current.modified = False  # one attempt: an error answer passes this hook again
         if self.serializer is not None:

@@ -420,3 +420,18 @@ def test_bad_stores_are_refused_when_made(make, message, tmp_path):
     with pytest.raises(SessionOptionsError) as refused:
         make(tmp_path)
     assert message in str(refused.value)
+
+
+def test_a_descendant_registration_keeps_its_own_cookie_and_the_ancestors_hook_leaves_it_alone():
+    app = app_with()
+
+    def short(instance, opts):
+        instance.register(session, secret="other", cookie_name="short", max_age=5)
+        routes(instance)
+    app.register(short, prefix="/short")
+    response = app.inject(method="POST", url="/short/login", json={"user": "ann"})
+    lines = response.headers.getlist("set-cookie")
+    assert len(lines) == 1 and lines[0].startswith("short=") and "Max-Age=5" in lines[0]
+    cookie = lines[0].split(";")[0]
+    assert app.inject(url="/short/me", headers={"cookie": cookie}).json()["user"] == "ann"
+    assert app.inject(url="/me", headers={"cookie": cookie}).json()["user"] is None
