@@ -62,19 +62,21 @@ class CookieSigningOptionsError(ValueError):
     """Options that cookie signing cannot work with; raised when the plugin loads (``ready()``)."""
 
 
-def secret_keys(secret: object, who: str) -> list[str | bytes]:
-    """``secret`` (one secret, or a list with the signing one first) as a list, checked:
-    ``CookieSigningOptionsError`` (its message starting with ``who``) for anything else.
-    The session plugin reads its ``secret`` option the same way."""
+def secret_keys(secret: object, who: str) -> list[bytes]:
+    """``secret`` (one secret, or a list with the signing one first) as a list of bytes
+    (text as UTF-8), checked: ``CookieSigningOptionsError`` (its message starting with
+    ``who``) for anything else. The session plugin reads its ``secret`` option the same way."""
     secrets = [secret] if isinstance(secret, (str, bytes)) else secret
     if not isinstance(secrets, (list, tuple)) or not secrets:
         raise CookieSigningOptionsError(
             f"{who}: secret has to be a string or a non-empty list of strings (the first signs, all verify), "
             f"not {type(secret).__name__}")
+    keys: list[bytes] = []
     for key in cast("list[object]", secrets):
         if not isinstance(key, (str, bytes)) or not key:
             raise CookieSigningOptionsError(f"{who}: every secret has to be a non-empty string, not {key!r}")
-    return list(cast("list[str | bytes]", secrets))
+        keys.append(key.encode("utf-8") if isinstance(key, str) else key)
+    return keys
 
 
 class RotatingSigner:
@@ -82,7 +84,7 @@ class RotatingSigner:
 
     __slots__ = ("signer",)
 
-    def __init__(self, secrets: list[str | bytes], salt: str) -> None:
+    def __init__(self, secrets: list[bytes], salt: str) -> None:
         # itsdangerous signs with the last key of its list and verifies with any.
         self.signer = Signer(list(reversed(secrets)), salt=salt, digest_method=hashlib.sha256)
 

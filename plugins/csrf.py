@@ -59,7 +59,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from framework import Context, Reply, Request, plugin
 from framework.errors import create_error
@@ -84,6 +84,11 @@ class CsrfOptionsError(ValueError):
 
 def _refuse(message: str) -> CsrfOptionsError:
     return CsrfOptionsError(f"csrf: {message}")
+
+
+def _session_of(request: Request) -> dict[str, Any]:
+    """``request.session`` (a request decorator of framework.plugins.session)."""
+    return cast("dict[str, Any]", getattr(request, "session"))
 
 
 def _same(given: str, expected: str) -> bool:
@@ -144,17 +149,18 @@ class _Csrf:
         or sent in the signed cookie)."""
         request = reply.request
         if self.store == "session":
-            token = request.session.get(_SESSION_KEY)
+            token = _session_of(request).get(_SESSION_KEY)
             if not isinstance(token, str):
-                token = request.session[_SESSION_KEY] = secrets.token_urlsafe(32)
+                token = _session_of(request)[_SESSION_KEY] = secrets.token_urlsafe(32)
             return token
-        if reply.csrf_token is not None:  # already handed out (and sent) in this request
-            return reply.csrf_token
+        handed_out: str | None = getattr(reply, "csrf_token")
+        if handed_out is not None:  # already handed out (and sent) in this request
+            return handed_out
         token = request.signed_cookie(self.cookie_name)
         if token is None:
             token = secrets.token_urlsafe(32)
             reply.set_cookie(self.cookie_name, token, signed=True, **self.cookie_options)
-        reply.csrf_token = token
+        setattr(reply, "csrf_token", token)
         return token
 
     def check(self, request: Request, reply: Reply) -> None:
@@ -173,7 +179,7 @@ class _Csrf:
         if not given:
             raise MissingCsrfTokenError()
         if self.store == "session":
-            expected = request.session.get(_SESSION_KEY)
+            expected = _session_of(request).get(_SESSION_KEY)
             expected = expected if isinstance(expected, str) else None
         else:
             expected = request.signed_cookie(self.cookie_name)

@@ -158,7 +158,7 @@ class Session(dict[str, Any]):
             self.modified = True
         super().clear()
 
-    def pop(self, key: str, *default: Any) -> Any:  # type: ignore[override]
+    def pop(self, key: str, *default: Any) -> Any:
         """As ``dict.pop``; a removed key marks the session changed."""
         if key in self:
             self.modified = True
@@ -232,7 +232,7 @@ class CookieStore:
         self.max_size = max_size
         self.clock = clock
 
-    def serializer(self, secrets_list: list[str | bytes]) -> URLSafeTimedSerializer:
+    def serializer(self, secrets_list: list[bytes]) -> URLSafeTimedSerializer:
         """The itsdangerous serializer that signs the cookie with these secrets (first signs)."""
         clock = self.clock
 
