@@ -35,8 +35,8 @@ the one the server holds:
 ``store="cookie"``: the double-submit token
     ``reply.generate_csrf()`` sends a random token in a signed cookie (``cookie_name``,
     ``"_csrf"`` by default; HttpOnly, ``SameSite=Lax``; ``framework.plugins.cookie_signing``
-    has to be registered first) and returns it; the request has to send it back in the
-    header or field. Signing it means a cookie written by a sibling subdomain cannot
+    has to be registered first) and returns it (``reply.csrf_token`` keeps it for the rest
+    of the request); the request has to send it back in the header or field. Signing it means a cookie written by a sibling subdomain cannot
     bring a token of its own.
 
 Refusals are 403 with the framework's JSON error (so an ``on_error`` hook and the error

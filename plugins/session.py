@@ -50,6 +50,9 @@ user logs in: a session id planted before login is worth nothing after it);
 :meth:`Session.invalidate` ends the session (logout): the store forgets it and the cookie
 is cleared.
 
+The cookie goes out with the reply's headers, so a handler that answers with a werkzeug
+``Response`` of its own (which carries its own headers) sends no session cookie.
+
 Expiry: ``max_age`` seconds after the session was last saved, enforced on the server (the
 cookie store's timestamp is signed; SQLite and Redis forget expired rows and keys), and
 sent as the cookie's ``Max-Age``. With ``rolling=True`` every request that reads a
@@ -86,13 +89,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import threading
 import time
-import os
 from collections.abc import Mapping
-from typing import Any, Callable, Protocol, SupportsIndex, cast
+from typing import Any, Callable, Protocol, cast
 
 from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
 
@@ -194,9 +197,6 @@ class Session(dict[str, Any]):
         cleared. Keys set afterwards start a new session, under a new id."""
         self.regenerate()
         super().clear()
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> Any:
-        return (dict, (dict(self),))
 
     def __repr__(self) -> str:
         return f"<Session {dict.__repr__(self)}{' new' if self.new else ''}{' modified' if self.modified else ''}>"

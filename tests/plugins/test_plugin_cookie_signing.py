@@ -172,3 +172,13 @@ def test_bad_options_fail_ready(options, message):
     with pytest.raises(CookieSigningOptionsError) as refused:
         app.ready()
     assert message in str(refused.value) and str(refused.value).startswith("cookie_signing: ")
+
+
+def test_the_docstring_example():
+    import framework.plugins.cookie_signing as module
+    from test_plugin_docstrings import first_example
+
+    app = first_example(module)["app"]
+    cookie = cookie_from(app.inject(url="/remember"))
+    assert app.inject(url="/theme", headers={"cookie": cookie}).json() == {"theme": "dark"}
+    assert app.inject(url="/theme", headers={"cookie": cookie.replace("dark", "light")}).json() == {"theme": None}

@@ -208,3 +208,14 @@ def test_bad_options_fail_ready(setup, options, message):
     with pytest.raises(CsrfOptionsError) as refused:
         app.ready()
     assert message in str(refused.value) and str(refused.value).startswith("csrf: ")
+
+
+def test_the_docstring_example():
+    import framework.plugins.csrf as module
+    from test_plugin_docstrings import first_example
+
+    app = first_example(module)["app"]
+    page = app.inject(url="/form")
+    token, cookies = page.json()["csrf_token"], cookies_of(page)
+    assert app.inject(method="POST", url="/transfer", headers={"cookie": cookies}).json() == MISSING_TOKEN
+    assert app.inject(method="POST", url="/transfer", headers={"cookie": cookies, "x-csrf-token": token}).json() == OK

@@ -435,3 +435,13 @@ def test_a_descendant_registration_keeps_its_own_cookie_and_the_ancestors_hook_l
     cookie = lines[0].split(";")[0]
     assert app.inject(url="/short/me", headers={"cookie": cookie}).json()["user"] == "ann"
     assert app.inject(url="/me", headers={"cookie": cookie}).json()["user"] is None
+
+
+def test_the_docstring_example_declares_its_routes_without_reaching_redis():
+    import framework.plugins.session as module
+    from test_plugin_docstrings import first_example
+
+    app = first_example(module)["app"]
+    response = app.inject(method="POST", url="/logout")     # a new session, nothing to forget
+    assert response.json() == {"ok": True} and "set-cookie" not in response.headers
+    assert app.has_route("POST", "/login")
