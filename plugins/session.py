@@ -101,7 +101,7 @@ from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSeri
 
 from framework import Context, Reply, Request, plugin
 from framework.errors import create_error
-from framework.plugins.cookie_signing import CookieSigningOptionsError, secret_keys
+from framework.plugins.cookie_signing import CookieSigningOptionsError, PrecomputedSigner, secret_keys
 
 __all__ = ["session", "Session", "CookieStore", "SQLiteStore", "RedisStore", "ServerStore",
            "SessionOptionsError", "SessionStoreError", "SessionTooLargeError", "SessionStoreUnavailableError"]
@@ -236,15 +236,27 @@ class CookieStore:
         """The itsdangerous serializer that signs the cookie with these secrets (first signs)."""
         clock = self.clock
 
-        class ClockedSigner(TimestampSigner):
+        class ClockedSigner(PrecomputedSigner, TimestampSigner):
             def get_timestamp(self) -> int:
                 return int(clock())
 
-        return URLSafeTimedSerializer(list(reversed(secrets_list)), salt="framework.session.cookie",
-                                      signer=ClockedSigner, signer_kwargs={"digest_method": hashlib.sha256})
+        return _OneSignerSerializer(list(reversed(secrets_list)), salt="framework.session.cookie",
+                                    signer=ClockedSigner, signer_kwargs={"digest_method": hashlib.sha256})
 
     def __repr__(self) -> str:
         return f"<CookieStore max_size={self.max_size}>"
+
+
+class _OneSignerSerializer(URLSafeTimedSerializer):
+    """itsdangerous makes a new signer at every ``dumps`` and ``loads``; a signer keeps no
+    state between calls, so this one makes it once per salt."""
+
+    def make_signer(self, salt: str | bytes | None = None) -> Signer:
+        made: dict[str | bytes | None, Signer] = self.__dict__.setdefault("signers", {})
+        signer = made.get(salt)
+        if signer is None:
+            signer = made[salt] = super().make_signer(salt)
+        return signer
 
 
 class SQLiteStore:
@@ -396,7 +408,8 @@ class _Sessions:
         # the plugin again (another cookie) loads request.session there, and only its own
         # on_send hook saves that session, not this one's (which runs on those routes too).
         self.session_class: type[Session] = type("Session", (Session,), {"__slots__": ()})
-        self.id_signer = Signer(list(reversed(keys)), salt="framework.session.id", digest_method=hashlib.sha256)
+        self.id_signer = PrecomputedSigner(list(reversed(keys)), salt="framework.session.id",
+                                           digest_method=hashlib.sha256)
         self.cookie_name = options.get("cookie_name", "session")
         if not isinstance(self.cookie_name, str) or not self.cookie_name:
             raise SessionOptionsError(f"session: cookie_name has to be a non-empty string, not {self.cookie_name!r}")
