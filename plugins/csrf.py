@@ -36,8 +36,11 @@ the one the server holds:
     ``reply.generate_csrf()`` sends a random token in a signed cookie (``cookie_name``,
     ``"_csrf"`` by default; HttpOnly, ``SameSite=Lax``; ``framework.plugins.cookie_signing``
     has to be registered first) and returns it (``reply.csrf_token`` keeps it for the rest
-    of the request); the request has to send it back in the header or field. Signing it means a cookie written by a sibling subdomain cannot
-    bring a token of its own.
+    of the request); the request has to send it back in the header or field. Signing stops
+    a cookie written by a sibling subdomain from carrying a token made up there, not one
+    carrying a genuine pair fetched from your site: where sibling subdomains are not
+    trusted, prefer the session store, or ``cookie_name="__Host-csrf"`` with
+    ``secure=True`` (browsers let no other host set a ``__Host-`` cookie).
 
 Refusals are 403 with the framework's JSON error (so an ``on_error`` hook and the error
 handlers of the context see them): ``FST_CSRF_MISSING_TOKEN`` (no token in the request),
@@ -138,6 +141,8 @@ class _Csrf:
         samesite = options.get("samesite", "Lax")
         if samesite not in ("Strict", "Lax", "None"):
             raise _refuse(f"samesite has to be 'Strict', 'Lax' or 'None', not {samesite!r}")
+        if samesite == "None" and not secure:
+            raise _refuse("samesite='None' needs secure=True (browsers refuse it otherwise)")
         path = options.get("path", "/")
         if not isinstance(path, str) or not path.startswith("/"):
             raise _refuse(f"path has to start with '/', not {path!r}")

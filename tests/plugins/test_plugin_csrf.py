@@ -126,6 +126,13 @@ def test_the_token_stays_the_same_for_the_session_and_the_cookie():
         assert again.headers.get("set-cookie") is None   # nothing new to save
 
 
+def test_a_host_prefixed_double_submit_cookie():
+    app = app_with("cookie", cookie_name="__Host-csrf", secure=True)
+    token, cookies = token_and_cookies(app)
+    assert cookies.startswith("__Host-csrf=")
+    assert app.inject(method="POST", url="/act", headers={"cookie": cookies, "x-csrf-token": token}).json() == OK
+
+
 def test_the_double_submit_cookie_is_signed_httponly_and_lax():
     response = app_with("cookie", secure=True).inject(url="/form")
     line = response.headers["set-cookie"]
@@ -194,6 +201,7 @@ def test_scoped_a_sibling_context_is_not_checked():
     ("session", {"exempt": ["/webhook"]}, "exempt has to be a function"),
     ("cookie", {"store": "cookie", "samesite": "lax"}, "samesite has to be"),
     ("cookie", {"store": "cookie", "secure": 1}, "secure has to be True or False"),
+    ("cookie", {"store": "cookie", "samesite": "None"}, "samesite='None' needs secure=True"),
     ("cookie", {"store": "cookie", "path": "x"}, "path has to start with '/'"),
     ("cookie", {"store": "cookie", "cookie_name": ""}, "cookie_name has to be a non-empty string"),
     ("session", {"token_header": "x"}, "unknown option(s) token_header"),
