@@ -97,7 +97,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, Callable, Protocol, cast
 
-from itsdangerous import BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
+from itsdangerous import BadData, BadSignature, Signer, TimestampSigner, URLSafeTimedSerializer
 
 from framework import Context, Reply, Request, plugin
 from framework.errors import create_error
@@ -453,7 +453,7 @@ class _Sessions:
         if self.serializer is not None:
             try:
                 data = self.serializer.loads(raw, max_age=self.max_age)
-            except BadSignature:  # tampered, unsigned, expired (SignatureExpired), not JSON
+            except BadData:  # tampered, unsigned, expired (SignatureExpired), a payload that does not decode
                 return new()
             return new(cast("dict[str, Any]", data)) if isinstance(data, dict) else new()
         try:
