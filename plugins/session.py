@@ -48,7 +48,8 @@ JSON-serializable. A session emptied (``clear()``) is removed from the store and
 cookie cleared. :meth:`Session.regenerate` moves the data to a new id (call it when the
 user logs in: a session id planted before login is worth nothing after it);
 :meth:`Session.invalidate` ends the session (logout): the store forgets it and the cookie
-is cleared.
+is cleared (the cookie store has nothing to forget: a copy of the cookie someone kept
+stays valid until it expires, so use a server-side store when logout has to be final).
 
 The cookie goes out with the reply's headers, so a handler that answers with a werkzeug
 ``Response`` of its own (which carries its own headers) sends no session cookie.
