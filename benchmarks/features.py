@@ -8,6 +8,10 @@ rounds in a shuffled order, so machine noise hits every variant alike. The repor
 per feature, the median over rounds of the extra microseconds per request against the
 bare application timed in the same round, and the rate ratio.
 
+The session rows (``framework.plugins.session``, cookie store, a valid session cookie in
+the request) are the plugin with a hook reading ``request.session`` (the signature checked,
+the JSON loaded), and the plugin alone on a route that never reads it.
+
 Later features (authentication schemes, rate limits, tracing, metrics) add a row to
 ``FEATURES``: a name, a function that turns the feature on, the request headers that
 exercise it, and what to check in the answer.
@@ -55,6 +59,46 @@ def _security_headers(app: Any) -> None:
     app.register(security_headers)
 
 
+SESSION_SECRET = "benchmark-session-secret"
+#: Stands for a valid session cookie in a feature's headers (made when the environ is).
+SESSION_COOKIE = "<a valid session cookie>"
+
+
+def _session(read: bool) -> Callable[[Any], None]:
+    """The session plugin, cookie store; ``read``: a hook reads ``request.session`` (the
+    cookie's signature checked, its JSON loaded), as a route that uses the session does."""
+    def add(app: Any) -> None:
+        from framework.plugins.session import session
+
+        app.register(session, secret=SESSION_SECRET)
+        if read:
+            app.add_hook("pre_handler", _read_session)
+    return add
+
+
+def _read_session(request: Any, reply: Any) -> Any:
+    if request.session.get("user") != "ann":  # the check fails the variant: the cookie was not read
+        return reply.code(500).send({"session": "not loaded"})
+    return None
+
+
+def _session_cookie() -> str:
+    """A valid cookie-store session cookie (``{"user": "ann"}``) for the session rows."""
+    from framework import Framework
+    from framework.plugins.session import session
+
+    app = Framework()
+    app.register(session, secret=SESSION_SECRET)
+
+    def login(request: Any, reply: Any) -> dict[str, bool]:
+        request.session["user"] = "ann"
+        return {"ok": True}
+
+    app.post("/login", login)
+    line = app.inject(method="POST", url="/login").headers["set-cookie"]
+    return str(line.split(";")[0])
+
+
 @dataclass(frozen=True)
 class Feature:
     """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
@@ -77,6 +121,8 @@ FEATURES = (
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
+    Feature("session read", setup=_session(read=True), headers={"cookie": SESSION_COOKIE}),
+    Feature("session unread", setup=_session(read=False), headers={"cookie": SESSION_COOKIE}),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),
@@ -101,6 +147,8 @@ def create_app(feature: Feature) -> Any:
 def _environ(feature: Feature) -> tuple[dict[str, Any], bytes]:
     environ, body = make_environ(scenarios.S1)
     for name, value in feature.headers.items():
+        if value == SESSION_COOKIE:
+            value = _session_cookie()
         environ["HTTP_" + name.upper().replace("-", "_")] = value
     return environ, body
 
