@@ -26,8 +26,9 @@ semantic conventions ask. The span carries the stable HTTP semantic conventions:
 ``request.hostname``), ``client.address`` (``request.ip``: the client as ``trust_proxy``
 sees it), ``user_agent.original``, ``network.protocol.version``,
 ``http.response.status_code``, and ``error.type`` on failures; and the request id as
-``request.id``. A mounted WSGI application's requests have its mount prefix as
-``http.route``.
+``request.id``. A sampler sees the method, ``url.path``, ``url.scheme`` and
+``http.route`` when the span starts; the others are read only when the span records. A
+mounted WSGI application's requests have its mount prefix as ``http.route``.
 
 The caller's trace is joined: ``traceparent``/``tracestate`` and ``baggage`` are read
 through the global propagator (``opentelemetry.propagate``, W3C trace context and baggage
@@ -224,31 +225,16 @@ class _Telemetry:
         method = environ["REQUEST_METHOD"]
         known = method if method in KNOWN_METHODS else OTHER_METHOD
         scheme = request.protocol
-        attributes: dict[str, Any] = {
-            "http.request.method": known, "url.path": request.path, "url.scheme": scheme,
-            "request.id": request.id,
-        }
-        if known == OTHER_METHOD:
-            attributes["http.request.method_original"] = method
+        # What a sampler sees when the span starts; the rest only if the span records
+        # (with the API alone and no SDK, it does not: nothing more is read).
+        attributes: dict[str, Any] = {"http.request.method": known, "url.path": request.path, "url.scheme": scheme}
         if route.template is not None:
             attributes["http.route"] = route.template
-        host = request.hostname
-        if host:
-            attributes["server.address"], port = _split_host(host)
-            if port is not None:
-                attributes["server.port"] = port
-        client = request.ip
-        if client:
-            attributes["client.address"] = client
-        agent = environ.get("HTTP_USER_AGENT")
-        if agent:
-            attributes["user_agent.original"] = agent
-        protocol = environ.get("SERVER_PROTOCOL", "")
-        if protocol.startswith("HTTP/"):
-            attributes["network.protocol.version"] = protocol[5:]
         parent = propagate.extract(environ, getter=_ENVIRON)
         span = self.tracer.start_span(route.name(known), context=parent, kind=SpanKind.SERVER,
                                       attributes=attributes)
+        if span.is_recording():
+            span.set_attributes(_details(request, environ, method, known))
         token = otel_context.attach(trace.set_span_in_context(span, parent))
         request.otel = RequestTelemetry(span, token, route.template, known, scheme)
         if self.metrics:
@@ -309,6 +295,28 @@ class _Telemetry:
             sent = reply.get_header("content-length")
             if isinstance(sent, str) and sent.isdigit():
                 self.response_size.record(int(sent), attributes)
+
+
+def _details(request: Request, environ: Mapping[str, Any], method: str, known: str) -> dict[str, Any]:
+    """The span's other request attributes."""
+    details: dict[str, Any] = {"request.id": request.id}
+    if known == OTHER_METHOD:
+        details["http.request.method_original"] = method
+    host = request.hostname
+    if host:
+        details["server.address"], port = _split_host(host)
+        if port is not None:
+            details["server.port"] = port
+    client = request.ip
+    if client:
+        details["client.address"] = client
+    agent = environ.get("HTTP_USER_AGENT")
+    if agent:
+        details["user_agent.original"] = agent
+    protocol: str = environ.get("SERVER_PROTOCOL", "")
+    if protocol.startswith("HTTP/"):
+        details["network.protocol.version"] = protocol[5:]
+    return details
 
 
 def _qualified_name(error: BaseException) -> str:
