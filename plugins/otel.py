@@ -64,6 +64,13 @@ Options:
     ``opentelemetry.metrics``).
 ``metrics``
     ``True`` (default) records the metrics above; ``False`` records none.
+``lifecycle_spans``
+    ``True`` adds a child span per lifecycle step, each current while it runs:
+    ``validation`` (routes with an input schema: from the registering context's last
+    ``pre_validation`` hook to its last ``pre_handler`` hook), ``handler`` (from there
+    until the payload is serialized, or reaches the ``on_send`` hooks) and
+    ``serialization`` (``pre_serialization`` to ``on_send``); a step that raises records
+    the exception and is an ERROR. Default ``False``: no hook is added for them.
 
 A route declared with ``config={"otel": False}`` is neither traced nor measured (a
 health check, say). A mistake in the options, or a second registration where one is
@@ -93,7 +100,9 @@ if TYPE_CHECKING:
 
 __all__ = ["otel", "OtelOptionsError", "RequestTelemetry", "TraceContextFilter"]
 
-_OPTIONS = ("tracer_provider", "meter_provider", "metrics")
+_OPTIONS = ("tracer_provider", "meter_provider", "metrics", "lifecycle_spans")
+# A route validates some input (a validation span is worth making).
+_INPUT_SCHEMAS = ("body", "querystring", "params", "headers")
 _IGNORED = ("prefix",)
 _SCOPE = "framework.plugins.otel"
 # The semantic conventions' advice for http.server.request.duration (seconds).
@@ -143,7 +152,7 @@ class RequestTelemetry:
     not trace). ``span`` is the server span (``trace.get_current_span()`` gives it too,
     in a hook or a handler)."""
 
-    __slots__ = ("span", "token", "started", "recorded", "route", "method", "scheme")
+    __slots__ = ("span", "token", "started", "recorded", "route", "method", "scheme", "step", "step_token")
 
     def __init__(self, span: trace.Span, token: object, route: str | None, method: str, scheme: str) -> None:
         self.span = span
@@ -154,16 +163,21 @@ class RequestTelemetry:
         self.route = route
         self.method = method
         self.scheme = scheme
+        #: ``lifecycle_spans=True``: the lifecycle step's span (current while it runs), if one is open.
+        self.step: trace.Span | None = None
+        self.step_token: object = None
 
 
 class _Route:
     """What a route's requests are named and labelled with, worked out once per route."""
 
-    __slots__ = ("template", "traced", "names")
+    __slots__ = ("template", "traced", "names", "validates")
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.template = route_template(options)
         self.traced = not excluded(options, "otel")
+        schema: object = options.get("schema")
+        self.validates = isinstance(schema, dict) and any(key in schema for key in _INPUT_SCHEMAS)
         #: Span name by method (a bounded set: the known methods and ``_OTHER``).
         self.names: dict[str, str] = {}
 
@@ -193,6 +207,10 @@ class _Telemetry:
         record_metrics = options.get("metrics", True)
         if not isinstance(record_metrics, bool):
             raise OtelOptionsError(f"otel: metrics has to be True or False, not {record_metrics!r}")
+        lifecycle_spans = options.get("lifecycle_spans", False)
+        if not isinstance(lifecycle_spans, bool):
+            raise OtelOptionsError(f"otel: lifecycle_spans has to be True or False, not {lifecycle_spans!r}")
+        self.lifecycle_spans = lifecycle_spans
         tracer_provider = options.get("tracer_provider")
         if tracer_provider is not None and not callable(getattr(tracer_provider, "get_tracer", None)):
             raise OtelOptionsError("otel: tracer_provider has to be an opentelemetry TracerProvider")
@@ -253,6 +271,10 @@ class _Telemetry:
         telemetry: RequestTelemetry | None = request.otel
         if telemetry is not None and telemetry.recorded is not error:
             telemetry.recorded = error
+            if telemetry.step is not None:  # the step that raised it
+                telemetry.step.record_exception(error)
+                telemetry.step.set_status(Status(StatusCode.ERROR))
+                _end_step(telemetry)
             telemetry.span.record_exception(error)
 
     def on_response(self, request: "_TracedRequest", reply: Reply) -> None:
@@ -262,6 +284,8 @@ class _Telemetry:
         if telemetry is None:
             return
         request.otel = None  # once only, whatever happens below
+        if telemetry.step is not None:
+            _end_step(telemetry)
         span = telemetry.span
         status = reply.status_code
         error_type: str | None = None
@@ -295,6 +319,57 @@ class _Telemetry:
             sent = reply.get_header("content-length")
             if isinstance(sent, str) and sent.isdigit():
                 self.response_size.record(int(sent), attributes)
+
+
+class _LifecycleSpans:
+    """``lifecycle_spans=True``: a child span of the server span for each step, current
+    while it runs. ``validation`` goes from the registering context's last
+    ``pre_validation`` hook to its last ``pre_handler`` hook (routes with an input schema
+    only), ``handler`` from there to the payload's serialization or ``on_send`` hooks, and
+    ``serialization`` from the ``pre_serialization`` hooks to the ``on_send`` hooks."""
+
+    def __init__(self, telemetry: _Telemetry) -> None:
+        self.tracer = telemetry.tracer
+        self.routes = telemetry.routes
+
+    def _begin(self, request: "_TracedRequest", name: str) -> None:
+        telemetry = request.otel
+        if telemetry is None:
+            return
+        if telemetry.step is not None:
+            _end_step(telemetry)
+        step = self.tracer.start_span(name)  # the server span is current: its child
+        telemetry.step = step
+        telemetry.step_token = otel_context.attach(trace.set_span_in_context(step))
+
+    def validation(self, request: "_TracedRequest", reply: Reply) -> None:
+        """``pre_validation``: the validation span starts."""
+        if self.routes[request.route_options].validates:
+            self._begin(request, "validation")
+
+    def handler(self, request: "_TracedRequest", reply: Reply) -> None:
+        """``pre_handler``: the handler span starts."""
+        self._begin(request, "handler")
+
+    def serialization(self, request: "_TracedRequest", reply: Reply, payload: Any) -> Any:
+        """``pre_serialization``: the serialization span starts."""
+        self._begin(request, "serialization")
+        return payload
+
+    def sent(self, request: "_TracedRequest", reply: Reply, payload: Any) -> Any:
+        """``on_send``: the handler's or the serialization's span ends."""
+        telemetry = request.otel
+        if telemetry is not None and telemetry.step is not None:
+            _end_step(telemetry)
+        return payload
+
+
+def _end_step(telemetry: RequestTelemetry) -> None:
+    step = telemetry.step
+    if step is not None:
+        telemetry.step = None
+        step.end()
+        otel_context.detach(telemetry.step_token)  # type: ignore[arg-type]  # the token attach() gave
 
 
 def _details(request: Request, environ: Mapping[str, Any], method: str, known: str) -> dict[str, Any]:
@@ -334,6 +409,13 @@ def _otel(instance: Context, opts: Mapping[str, Any]) -> None:
     instance.add_hook("on_request", telemetry.on_request, first=True)
     instance.add_hook("on_error", telemetry.on_error, first=True)
     instance.add_hook("on_response", telemetry.on_response)
+    if telemetry.lifecycle_spans:
+        steps = _LifecycleSpans(telemetry)
+        # Last of this context's hooks before the step, first of those after it.
+        instance.add_hook("pre_validation", steps.validation)
+        instance.add_hook("pre_handler", steps.handler)
+        instance.add_hook("pre_serialization", steps.serialization, first=True)
+        instance.add_hook("on_send", steps.sent, first=True)
     logger = instance.log
     if _FILTER not in logger.filters:
         logger.addFilter(_FILTER)

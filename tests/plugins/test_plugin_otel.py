@@ -347,6 +347,7 @@ def test_a_route_may_opt_out(spans):
 @pytest.mark.parametrize("options, message", [
     ({"tracer": 1}, "unknown option(s) tracer"),
     ({"metrics": "yes"}, "metrics has to be True or False"),
+    ({"lifecycle_spans": 1}, "lifecycle_spans has to be True or False"),
     ({"tracer_provider": object()}, "tracer_provider has to be an opentelemetry TracerProvider"),
     ({"meter_provider": object()}, "meter_provider has to be an opentelemetry MeterProvider"),
 ])
@@ -405,3 +406,56 @@ def test_metrics_false_records_none(spans):
     data = reader.get_metrics_data()
     assert data is None or not any(scope.metrics for resource in data.resource_metrics
                                    for scope in resource.scope_metrics)
+
+
+# Lifecycle spans.
+def lifecycle_app(spans):
+    app = Framework()
+    app.register(otel, tracer_provider=spans.provider, lifecycle_spans=True)
+    tracer = spans.provider.get_tracer("test")
+
+    @app.post("/items", schema={"body": {"type": "object", "required": ["name"]},
+                                "response": {201: {"type": "object", "properties": {"name": {"type": "string"}}}}})
+    def create(request, reply):
+        with tracer.start_as_current_span("INSERT item"):
+            pass
+        reply.code(201)
+        return request.body
+
+    @app.get("/text")
+    def text(request, reply):
+        return "plain"
+
+    return app
+
+
+def test_lifecycle_spans_are_children_of_the_server_span(spans):
+    app = lifecycle_app(spans)
+    assert app.inject(method="POST", url="/items", json={"name": "pen"}).status_code == 201
+    by_name = {span.name: span for span in spans.get_finished_spans()}
+    server = by_name["POST /items"]
+    for step in ("validation", "handler", "serialization"):
+        assert by_name[step].parent.span_id == server.context.span_id, step
+    assert by_name["INSERT item"].parent.span_id == by_name["handler"].context.span_id
+    assert by_name["validation"].end_time <= by_name["handler"].start_time
+    assert by_name["handler"].end_time <= by_name["serialization"].start_time <= server.end_time
+    assert trace.get_current_span() is trace.INVALID_SPAN
+
+
+def test_lifecycle_spans_of_a_failed_validation_and_of_a_route_without_schema(spans):
+    app = lifecycle_app(spans)
+    assert app.inject(method="POST", url="/items", json={}).status_code == 400
+    names = [span.name for span in spans.get_finished_spans()]
+    assert names == ["validation", "serialization", "POST /items"]
+    validation = spans.get_finished_spans()[0]
+    assert validation.status.status_code is StatusCode.ERROR and validation.events[0].name == "exception"
+    spans.clear()
+    app.inject(url="/text")
+    assert [span.name for span in spans.get_finished_spans()] == ["handler", "GET /text"]
+
+
+def test_lifecycle_spans_are_off_by_default(spans):
+    app = traced(spans)
+    app.post("/items", {"schema": {"body": {"type": "object"}}}, lambda request, reply: request.body)
+    app.inject(method="POST", url="/items", json={})
+    assert [span.name for span in spans.get_finished_spans()] == ["POST /items"]
