@@ -10,7 +10,9 @@ import pytest
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.parser import text_string_to_metric_families
 
+import framework.plugins.metrics
 from framework import Framework
+from test_plugin_docstrings import first_example
 from framework.plugins.metrics import MetricsOptionsError, metrics
 
 
@@ -193,3 +195,8 @@ def test_a_multiprocess_dir_set_after_prometheus_client_was_imported_fails_ready
     app.register(metrics, registry=CollectorRegistry())
     with pytest.raises(MetricsOptionsError, match="set after prometheus_client was imported"):
         app.ready()
+
+
+def test_the_docstrings_example_runs():
+    app = first_example(framework.plugins.metrics)["app"]
+    assert app.inject(url="/metrics").status_code == 200

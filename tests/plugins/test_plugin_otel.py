@@ -15,7 +15,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
+import framework.plugins.otel
 from framework import Framework
+from test_plugin_docstrings import first_example
 from framework.plugins.otel import OtelOptionsError, TraceContextFilter, otel
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
@@ -459,3 +461,8 @@ def test_lifecycle_spans_are_off_by_default(spans):
     app.post("/items", {"schema": {"body": {"type": "object"}}}, lambda request, reply: request.body)
     app.inject(method="POST", url="/items", json={})
     assert [span.name for span in spans.get_finished_spans()] == ["POST /items"]
+
+
+def test_the_docstrings_example_runs():
+    app = first_example(framework.plugins.otel)["app"].ready()
+    assert app.has_request_decorator("otel") and app.inject(url="/").status_code == 404
