@@ -289,13 +289,15 @@ class _Telemetry:
         span = telemetry.span
         status = reply.status_code
         error_type: str | None = None
-        failure = reply.error
-        if failure is not None and failure is not telemetry.recorded:
-            # Raised by a stream after its status went out: the client got a cut answer.
+        recorded = telemetry.recorded
+        failure = reply.error  # the error answered, or a stream's after its status went out
+        if failure is not None and failure is not recorded:  # (raised by an error handler, or by a stream)
             span.record_exception(failure)
-            error_type = _qualified_name(failure)
-        elif status >= 500:
-            error_type = _qualified_name(telemetry.recorded) if telemetry.recorded is not None else str(status)
+            recorded = recorded or failure
+        if status >= 500:
+            error_type = _qualified_name(recorded) if recorded is not None else str(status)
+        elif failure is not None and status < 400:
+            error_type = _qualified_name(failure)  # a stream cut short: the client got part of it
         span.set_attribute("http.response.status_code", status)
         if error_type is not None:
             span.set_attribute("error.type", error_type)

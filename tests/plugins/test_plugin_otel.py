@@ -184,6 +184,30 @@ def test_a_4xx_is_not_an_error_of_the_server(spans):
     assert [event.attributes["exception.type"] for event in span.events] == ["framework.errors.ValidationError"]
 
 
+def test_an_error_handler_answering_another_4xx_error_is_not_an_error_of_the_server(spans):
+    app = traced(spans)
+
+    def to_bad_request(error, request, reply):
+        reply.code(400)
+        raise ValueError_400("not a number")
+
+    class ValueError_400(Exception):
+        status_code = 400
+
+    app.set_error_handler(to_bad_request)
+
+    @app.get("/parse")
+    def parse(request, reply):
+        return int("x")
+
+    assert app.inject(url="/parse").status_code == 400
+    span = only(spans)
+    assert span.status.status_code is StatusCode.UNSET and "error.type" not in span.attributes
+    assert [event.attributes["exception.type"] for event in span.events] == [
+        "ValueError", "test_plugin_otel.test_an_error_handler_answering_another_4xx_error_is_not_an_error_"
+        "of_the_server.<locals>.ValueError_400"]
+
+
 # Streams.
 def test_a_streamed_reply_ends_its_span_after_its_last_chunk(spans):
     app = traced(spans)
