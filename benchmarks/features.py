@@ -12,7 +12,7 @@ The session rows (``framework.plugins.session``, cookie store, a valid session c
 the request) are the plugin with a hook reading ``request.session`` (the signature checked,
 the JSON loaded), and the plugin alone on a route that never reads it.
 
-Later features (authentication schemes, rate limits, tracing, metrics) add a row to
+A new feature adds a row to
 ``FEATURES``: a name, a function that turns the feature on, the request headers that
 exercise it, and what to check in the answer.
 """
@@ -97,6 +97,43 @@ def _session_cookie() -> str:
     app.post("/login", login)
     line = app.inject(method="POST", url="/login").headers["set-cookie"]
     return str(line.split(";")[0])
+def _otel_api_only(app: Any) -> None:
+    from framework.plugins.otel import otel
+
+    app.register(otel)  # the global providers: no SDK is set up in this process
+
+
+def _otel_sdk(app: Any) -> None:
+    """Tracing as deployed: the SDK, a ``BatchSpanProcessor`` (its exporter drops the
+    spans), and the SDK's metrics aggregated in memory."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    from framework.plugins.otel import otel
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    app.register(otel, tracer_provider=tracer_provider,
+                 meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]))
+
+
+def _prometheus(app: Any) -> None:
+    from prometheus_client import CollectorRegistry
+
+    from framework.plugins.metrics import metrics
+
+    app.register(metrics, registry=CollectorRegistry())
+
+
+def _otel_sdk_and_prometheus(app: Any) -> None:
+    _otel_sdk(app)
+    _prometheus(app)
 
 
 @dataclass(frozen=True)
@@ -123,6 +160,11 @@ FEATURES = (
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
     Feature("session read", setup=_session(read=True), headers={"cookie": SESSION_COOKIE}),
     Feature("session unread", setup=_session(read=False), headers={"cookie": SESSION_COOKIE}),
+    Feature("otel (API only, no SDK)", setup=_otel_api_only),
+    Feature("otel (SDK, batch, metrics)", setup=_otel_sdk,
+            headers={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}),
+    Feature("metrics (prometheus)", setup=_prometheus),
+    Feature("otel (SDK) + metrics", setup=_otel_sdk_and_prometheus),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),
