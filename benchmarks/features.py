@@ -55,6 +55,13 @@ def _security_headers(app: Any) -> None:
     app.register(security_headers)
 
 
+def _rate_limit(app: Any) -> None:
+    from framework.plugins.rate_limit import rate_limit
+
+    # In-process memory store, fixed window; a limit the benchmark never reaches.
+    app.register(rate_limit, limit="1000000000/hour")
+
+
 @dataclass(frozen=True)
 class Feature:
     """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
@@ -77,6 +84,7 @@ FEATURES = (
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
+    Feature("rate_limit", setup=_rate_limit, header="ratelimit-remaining"),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),

@@ -152,7 +152,7 @@ def _check_names(given: Mapping[str, Any], known: tuple[str, ...], where: str) -
         raise _refuse(f"unknown option(s) {', '.join(unknown)}{where}; known: {', '.join(known)}")
 
 
-def parse_limit(limit: object, where: str = "") -> RateLimitItem:
+def _parse_limit(limit: object, where: str = "") -> RateLimitItem:
     """One rate limit in the ``limits`` notation (``"100/minute"``), or a clear error."""
     if not isinstance(limit, str):
         raise _refuse(f"limit{where} has to be a string such as '100/minute', not {limit!r}")
@@ -275,15 +275,17 @@ class RouteLimit:
     the limit. ``openapi_responses`` tells ``framework.plugins.openapi`` what it may answer."""
 
     __slots__ = ("registration", "item", "scope", "key", "exempt", "headers", "openapi_responses",
-                 "_hit", "_stats", "_store", "_limit_header", "_described")
+                 "_hit", "_stats", "_store", "_limit_header", "_described", "_by_address", "_by_key")
 
     def __init__(self, registration: "RateLimiter", store: _Store, strategy: LimitsStrategy, item: RateLimitItem,
-                 scope: tuple[str, ...], key: KeyFunction | None, exempt: ExemptFunction | None,
+                 scope: str, key: KeyFunction | None, exempt: ExemptFunction | None,
                  headers: bool) -> None:
         self.registration = registration
         self.item = item
-        #: The counter's name before the key (namespace, then the registration or the route).
+        #: The counter's name before the key: ``namespace/registration`` or ``namespace/route:...``.
         self.scope = scope
+        self._by_address = f"{scope}/ip"
+        self._by_key = f"{scope}/key"
         self.key = key
         self.exempt = exempt
         self.headers = headers
@@ -299,19 +301,20 @@ class RouteLimit:
         self.openapi_responses: Mapping[str, Any] = responses
 
     def _identity(self, request: Request) -> tuple[str, str]:
+        """(the counter's scope, the client's key) for ``limits``' identifiers."""
         if self.key is None:
-            return "ip", request.ip or "-"
+            return self._by_address, request.ip or "-"
         value = self.key(request)
         if value.__class__ is not str:
             if inspect.isawaitable(value):
                 value = run_coroutine(value)
             if value is None:
-                return "ip", request.ip or "-"
+                return self._by_address, request.ip or "-"
             if not isinstance(value, str):
                 raise TypeError(f"rate_limit: the key function returned {type(value).__name__}, not a string")
         if len(value) > _LONGEST_KEY:
             value = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
-        return "key", value
+        return self._by_key, value
 
     def __call__(self, request: Request, reply: Reply) -> Reply | None:
         exempt = self.exempt
@@ -322,11 +325,11 @@ class RouteLimit:
                     result = run_coroutine(result)
                 if result:
                     return None
-        kind, value = self._identity(request)
+        scope, value = self._identity(request)
         store = self._store
         try:
-            accepted = self._hit(self.item, *self.scope, kind, value)
-            stats = self._stats(self.item, *self.scope, kind, value) if self.headers or not accepted else None
+            accepted = self._hit(self.item, scope, value)
+            stats = self._stats(self.item, scope, value) if self.headers or not accepted else None
         except StorageError as error:
             return store.failed(error, reply)
         if store.down:
@@ -345,7 +348,7 @@ class RouteLimit:
         return reply.code(429).send(RateLimitExceededError(self._described, retry))
 
     def __repr__(self) -> str:
-        return f"<rate_limit {self._described} on {'/'.join(self.scope)}>"
+        return f"<rate_limit {self._described} on {self.scope}>"
 
 
 _ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/FrameworkError"}}}
@@ -375,7 +378,7 @@ class RateLimiter:
         self.context = context
         limit = options.get("limit")
         #: The limit of the context as a whole, or ``None`` (only routes with their own).
-        self.item: RateLimitItem | None = parse_limit(limit) if limit is not None else None
+        self.item: RateLimitItem | None = _parse_limit(limit) if limit is not None else None
         self.key = _check_callable(options.get("key"), "key", "")
         self.exempt = _check_callable(options.get("exempt"), "exempt", "")
         self.headers = options.get("headers", True)
@@ -396,7 +399,7 @@ class RateLimiter:
         self.strategy_name = options.get("strategy", "fixed-window")
         self.strategy = self.store.strategy(self.strategy_name, "")
         #: The counters of the routes without their own config: (namespace, this registration).
-        self.scope = (namespace, f"{context.prefix or '/'}#{context.name}")
+        self.scope = f"{namespace}/{context.prefix or '/'}#{context.name}"
         self.namespace = namespace
         self._shared: RouteLimit | None = None
         self._unsettled: list[Mapping[str, Any]] = []
@@ -421,7 +424,7 @@ class RateLimiter:
                           f"not {own!r}")
         _check_names(own, _ROUTE_OPTIONS, where)
         limit = own.get("limit")
-        item = parse_limit(limit, where) if limit is not None else self.item
+        item = _parse_limit(limit, where) if limit is not None else self.item
         strategy = self.store.strategy(own["strategy"], where) if "strategy" in own else self.strategy
         headers = own.get("headers", self.headers)
         if not isinstance(headers, bool):
@@ -431,7 +434,7 @@ class RateLimiter:
         if item is None:
             raise _NoLimit(f"rate_limit: config['rate_limit']{where} gives no limit, and the nearest "
                            "registration of rate_limit has none")
-        scope = (self.namespace, f"route:{label}")
+        scope = f"{self.namespace}/route:{label}"
         return RouteLimit(self, self.store, strategy, item, scope, key, exempt, headers)
 
     def install(self, options: dict[str, Any], nearest: bool = False) -> None:
