@@ -202,6 +202,8 @@ def _storage(value: object, options: object) -> tuple[Storage, str]:
         storage = storage_from_string(value, **{**defaults, **given, "wrap_exceptions": True})
     except ConfigurationError as error:
         raise _refuse(f"storage {_redacted(value)!r}: {error}") from None
+    if not isinstance(storage, Storage):  # an "async+..." URI: limits' asyncio storages
+        raise _refuse(f"storage {_redacted(value)!r} is an asyncio storage; give the scheme without 'async+'")
     return storage, _redacted(value)
 
 
@@ -224,7 +226,6 @@ class _Store:
         if name not in STRATEGIES:
             raise _refuse(f"strategy{where} {name!r} is not one of {', '.join(STRATEGY_NAMES)} "
                           "(the strategies of the installed limits)")
-        name = cast(str, name)
         if name not in self._strategies:
             try:
                 self._strategies[name] = STRATEGIES[name](self.storage)

@@ -237,6 +237,7 @@ def test_pre_handler_hook_sees_what_an_earlier_hook_set():
     ({"limit": "1/hour", "strategy": "leaky-bucket"}, "strategy 'leaky-bucket' is not one of"),
     ({"limit": "1/hour", "storage": "nosuch://x"}, "storage 'nosuch://x'"),
     ({"limit": "1/hour", "storage": 6379}, "storage has to be a limits storage URI"),
+    ({"limit": "1/hour", "storage": "async+memory://"}, "is an asyncio storage"),
     ({"limit": "1/hour", "storage_options": [1]}, "storage_options has to be a dict"),
     ({"limit": "1/hour", "on_store_error": "ignore"}, "on_store_error has to be 'open'"),
     ({"limit": "1/hour", "hook": "on_send"}, "hook has to be one of"),
