@@ -22,7 +22,7 @@ on its answer; one past its limit is answered ``429`` with the same headers,
 ``Retry-After`` and the framework's error body (``code`` ``FST_RATE_LIMIT_EXCEEDED``).
 ``framework.plugins.openapi`` documents that ``429`` on every limited route.
 
-Options (the registration's; the first four may also be given per route):
+Options (the registration's; the first five may also be given per route):
 
 ``limit``
     ``"100/minute"``, ``"5 per hour"``, ``"10/5 seconds"``: the ``limits`` notation, parsed
@@ -46,8 +46,8 @@ Options (the registration's; the first four may also be given per route):
     of the store per request); ``False``: only on the ``429``.
 ``storage``
     ``"memory://"`` (default) or a ``limits`` storage URI: ``"redis://host:6379/0"``,
-    ``"rediss://..."``, ``"redis+unix:///path"`` (redis-py, ``pip install
-    'framework[rate_limit]'``); or a ``limits.storage.Storage`` you built.
+    ``"rediss://..."``, ``"redis+unix:///path"``; or a ``limits.storage.Storage`` you
+    built. (``pip install 'framework[rate_limit]'`` brings ``limits`` and redis-py.)
 ``storage_options``
     Keyword arguments for the storage (``limits.storage.storage_from_string``). For Redis
     the defaults are ``socket_connect_timeout=1`` and ``socket_timeout=1`` (seconds): an
@@ -337,10 +337,9 @@ class RouteLimit:
             store.recovered()
         if stats is None:
             return None
-        # (reset time, remaining): a WindowStats named tuple in limits 4+, a plain tuple before.
-        reset = max(0, math.ceil(stats[0] - time.time()))
+        reset = max(0, math.ceil(stats.reset_time - time.time()))
         reply.header("ratelimit-limit", self._limit_header)
-        reply.header("ratelimit-remaining", str(stats[1]))
+        reply.header("ratelimit-remaining", str(stats.remaining))
         reply.header("ratelimit-reset", str(reset))
         if accepted:
             return None
