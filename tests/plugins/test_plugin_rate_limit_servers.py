@@ -1,7 +1,7 @@
-"""framework.plugins.rate_limit served by gunicorn, counting in a real redis-server: a burst
-of concurrent requests, more than the limit, gets exactly ``LIMIT`` 200s and the rest 429s,
-whether four workers of one gunicorn answer it or two gunicorn instances ("two machines")
-sharing the Redis.
+"""framework.plugins.rate_limit served by gunicorn and granian, counting in a real
+redis-server: a burst of concurrent requests, more than the limit, gets exactly ``LIMIT``
+200s and the rest 429s, whether four workers of one gunicorn answer it, two gunicorn
+instances ("two machines") sharing the Redis, or granian's workers.
 
 The window is an hour and every attempt counts under a client key of its own, so a burst
 can never straddle two windows or meet an earlier attempt's count: the totals are exact
@@ -14,6 +14,8 @@ import sys
 import time
 import uuid
 from collections import Counter
+
+import pytest
 
 from held_across import held_requests_across
 from redis_server import redis_server
@@ -93,4 +95,19 @@ def test_gunicorn_workers_serve_unlimited_while_redis_is_down():
         assert not any("ratelimit-limit" in headers for _, headers, _ in answers)
     finally:
         if process is not None:
+            stop(process)
+
+
+def test_granian_workers_accept_exactly_the_limit_of_a_concurrent_burst(monkeypatch):
+    pytest.importorskip("granian", reason="granian is an optional extra")
+    with redis_server() as url:
+        monkeypatch.setenv("RATE_LIMIT_STORAGE", url)  # start() hands the environment to the server
+        monkeypatch.setenv("RATE_LIMIT", f"{LIMIT}/hour")
+        port = free_port()
+        process = start([sys.executable, "-m", "granian", "--interface", "wsgi", "--host", "127.0.0.1",
+                         "--port", str(port), "--workers", "2", "rate_limit_app:app"], port)
+        try:
+            answers = held_requests(port, "/limited", BURST, headers={"X-Client": uuid.uuid4().hex})
+            assert_exact([status for status, _, _ in answers])
+        finally:
             stop(process)
