@@ -29,8 +29,8 @@ Options (the registration's; the first five may also be given per route):
     when the plugin loads. ``None`` (default): no limit for the context as a whole, only
     the routes that give their own (below).
 ``key``
-    ``key(request) -> str``: what is counted (an API key, ``request.auth``'s principal, a
-    header). Default: the client's address as ``Framework(trust_proxy=...)`` sees it
+    ``key(request) -> str``: what is counted (an API key, the principal an
+    authentication hook set on the request, a header). Default: the client's address as ``Framework(trust_proxy=...)`` sees it
     (``request.ip``). A key of ``None`` counts the request by that address instead. It
     may be ``async``.
 ``strategy``
@@ -50,8 +50,9 @@ Options (the registration's; the first five may also be given per route):
     built. (``pip install 'framework[rate_limit]'`` brings ``limits`` and redis-py.)
 ``storage_options``
     Keyword arguments for the storage (``limits.storage.storage_from_string``). For Redis
-    the defaults are ``socket_connect_timeout=1`` and ``socket_timeout=1`` (seconds): an
-    unreachable server costs a request at most that.
+    the defaults are ``socket_connect_timeout=1`` and ``socket_timeout=1`` (seconds): a
+    server that does not answer costs a request about that (a refused connection, about a
+    millisecond).
 ``on_store_error``
     ``"open"`` (default): while the store cannot be reached, requests are served
     unlimited; ``"closed"``: they are answered ``503`` (``FST_RATE_LIMIT_STORE_UNAVAILABLE``).
