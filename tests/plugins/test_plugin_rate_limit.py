@@ -359,3 +359,14 @@ def test_route_config_of_routes_declared_after_the_plugins_loaded_is_settled_by_
     lonely.register(late)
     with pytest.raises(RateLimitOptionsError, match=r"\(route GET /y\) gives no limit"):
         lonely.ready()
+
+
+def test_a_storage_instance_is_used_as_given():
+    from limits.storage import MemoryStorage
+
+    shared = MemoryStorage()
+    first, second = limited_app(limit="2/hour", storage=shared), limited_app(limit="2/hour", storage=shared)
+    assert [app.inject(url="/").status_code for app in (first, second, first)] == [200, 200, 429]
+    refused = limited_app(limit="2/hour", storage=shared, storage_options={"socket_timeout": 1})
+    with pytest.raises(RateLimitOptionsError, match="storage_options applies to a storage URI"):
+        refused.ready()
