@@ -134,6 +134,11 @@ def _prometheus(app: Any) -> None:
 def _otel_sdk_and_prometheus(app: Any) -> None:
     _otel_sdk(app)
     _prometheus(app)
+def _rate_limit(app: Any) -> None:
+    from framework.plugins.rate_limit import rate_limit
+
+    # In-process memory store, fixed window; a limit the benchmark never reaches.
+    app.register(rate_limit, limit="1000000000/hour")
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,7 @@ FEATURES = (
             headers={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}),
     Feature("metrics (prometheus)", setup=_prometheus),
     Feature("otel (SDK) + metrics", setup=_otel_sdk_and_prometheus),
+    Feature("rate_limit", setup=_rate_limit, header="ratelimit-remaining"),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),
