@@ -8,7 +8,11 @@ rounds in a shuffled order, so machine noise hits every variant alike. The repor
 per feature, the median over rounds of the extra microseconds per request against the
 bare application timed in the same round, and the rate ratio.
 
-Later features (authentication schemes, rate limits, tracing, metrics) add a row to
+The session rows (``framework.plugins.session``, cookie store, a valid session cookie in
+the request) are the plugin with a hook reading ``request.session`` (the signature checked,
+the JSON loaded), and the plugin alone on a route that never reads it.
+
+A new feature adds a row to
 ``FEATURES``: a name, a function that turns the feature on, the request headers that
 exercise it, and what to check in the answer.
 """
@@ -139,6 +143,90 @@ def _auth_api_key(app: Any) -> None:
     app.register(auth, any_of=[ApiKey(header="X-API-Key", keys={API_KEY})])
 
 
+SESSION_SECRET = "benchmark-session-secret"
+#: Stands for a valid session cookie in a feature's headers (made when the environ is).
+SESSION_COOKIE = "<a valid session cookie>"
+
+
+def _session(read: bool) -> Callable[[Any], None]:
+    """The session plugin, cookie store; ``read``: a hook reads ``request.session`` (the
+    cookie's signature checked, its JSON loaded), as a route that uses the session does."""
+    def add(app: Any) -> None:
+        from framework.plugins.session import session
+
+        app.register(session, secret=SESSION_SECRET)
+        if read:
+            app.add_hook("pre_handler", _read_session)
+    return add
+
+
+def _read_session(request: Any, reply: Any) -> Any:
+    if request.session.get("user") != "ann":  # the check fails the variant: the cookie was not read
+        return reply.code(500).send({"session": "not loaded"})
+    return None
+
+
+def _session_cookie() -> str:
+    """A valid cookie-store session cookie (``{"user": "ann"}``) for the session rows."""
+    from framework import Framework
+    from framework.plugins.session import session
+
+    app = Framework()
+    app.register(session, secret=SESSION_SECRET)
+
+    def login(request: Any, reply: Any) -> dict[str, bool]:
+        request.session["user"] = "ann"
+        return {"ok": True}
+
+    app.post("/login", login)
+    line = app.inject(method="POST", url="/login").headers["set-cookie"]
+    return str(line.split(";")[0])
+
+
+def _otel_api_only(app: Any) -> None:
+    from framework.plugins.otel import otel
+
+    app.register(otel)  # the global providers: no SDK is set up in this process
+
+
+def _otel_sdk(app: Any) -> None:
+    """Tracing as deployed: the SDK, a ``BatchSpanProcessor`` (its exporter drops the
+    spans), and the SDK's metrics aggregated in memory."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    from framework.plugins.otel import otel
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    app.register(otel, tracer_provider=tracer_provider,
+                 meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]))
+
+
+def _prometheus(app: Any) -> None:
+    from prometheus_client import CollectorRegistry
+
+    from framework.plugins.metrics import metrics
+
+    app.register(metrics, registry=CollectorRegistry())
+
+
+def _otel_sdk_and_prometheus(app: Any) -> None:
+    _otel_sdk(app)
+    _prometheus(app)
+def _rate_limit(app: Any) -> None:
+    from framework.plugins.rate_limit import rate_limit
+
+    # In-process memory store, fixed window; a limit the benchmark never reaches.
+    app.register(rate_limit, limit="1000000000/hour")
+
+
 @dataclass(frozen=True)
 class Feature:
     """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
@@ -166,6 +254,14 @@ FEATURES = (
     Feature("auth api_key", setup=_auth_api_key, headers={"x-api-key": API_KEY}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
+    Feature("session read", setup=_session(read=True), headers={"cookie": SESSION_COOKIE}),
+    Feature("session unread", setup=_session(read=False), headers={"cookie": SESSION_COOKIE}),
+    Feature("otel (API only, no SDK)", setup=_otel_api_only),
+    Feature("otel (SDK, batch, metrics)", setup=_otel_sdk,
+            headers={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}),
+    Feature("metrics (prometheus)", setup=_prometheus),
+    Feature("otel (SDK) + metrics", setup=_otel_sdk_and_prometheus),
+    Feature("rate_limit", setup=_rate_limit, header="ratelimit-remaining"),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),
@@ -190,6 +286,8 @@ def create_app(feature: Feature) -> Any:
 def _environ(feature: Feature) -> tuple[dict[str, Any], bytes]:
     environ, body = make_environ(scenarios.S1)
     for name, value in feature.headers.items():
+        if value == SESSION_COOKIE:
+            value = _session_cookie()
         environ["HTTP_" + name.upper().replace("-", "_")] = value
     return environ, body
 

@@ -48,7 +48,8 @@ Options:
     ``True`` (default): a route that validates inputs documents the ``400`` it answers, a
     route bearer_auth or auth guards the ``401``, with the framework's error body
     (``components/schemas/FrameworkError``), unless the route declares that status (or its
-    class) itself.
+    class) itself; so are the answers a route's own hooks declare in an ``openapi_responses``
+    attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits).
 ``remove_additional``
     ``True`` (default, as the validator's ``remove_additional`` default): the validator
     drops the properties ``additionalProperties: false`` forbids instead of refusing the
@@ -564,6 +565,9 @@ class _OperationBuilder:
                 if applies and status not in responses and f"{status[0]}XX" not in responses:
                     responses[status] = {"description": _reason(status), "content": {"application/json": {
                         "schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}}
+            for status, response in _hook_responses(self.route).items():
+                if status not in responses and f"{status[0]}XX" not in responses:
+                    responses[status] = copy.deepcopy(response)
         return responses
 
     def operation(self, guarded: bool, security: list[dict[str, list[str]]] | None = None) -> dict[str, Any]:
@@ -598,6 +602,17 @@ def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
     if isinstance(schema, dict) and isinstance(schema.get("description"), str):
         parameter.setdefault("description", schema["description"])
     return parameter
+
+
+def _hook_responses(route: Route) -> dict[str, Any]:
+    """The answers a route's own request hooks say they may send: a hook with an
+    ``openapi_responses`` attribute (status -> OpenAPI response object), such as the check
+    ``framework.plugins.rate_limit`` puts on each route it limits (its ``429``)."""
+    found: dict[str, Any] = {}
+    for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler"):
+        for hook in route.own_hooks(name):
+            found.update(getattr(hook, "openapi_responses", None) or {})
+    return found
 
 
 def _guarded(route: Route) -> bool:
