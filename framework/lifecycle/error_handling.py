@@ -147,8 +147,13 @@ def problem_for(status: int, error: BaseException, request: "Request") -> Proble
     validation = getattr(error, "validation", None)
     part = getattr(error, "validation_context", None)
     if isinstance(validation, list) and isinstance(part, str):
-        members["errors"] = [{"pointer": _pointer(part, record), "detail": str(record.get("message", ""))}
-                             for record in validation if isinstance(record, dict)]  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        records: list[Any] = validation  # pyright: ignore[reportUnknownVariableType]  # any error's own attribute
+        failures: list[dict[str, str]] = []
+        for record in records:
+            if isinstance(record, dict):
+                fields: dict[str, Any] = record  # pyright: ignore[reportUnknownVariableType]  # an error record
+                failures.append({"pointer": _pointer(part, fields), "detail": str(fields.get("message", ""))})
+        members["errors"] = failures
     return Problem(status, message_of(error, status), instance=problem_instance(request.environ), extensions=members)
 
 
@@ -156,9 +161,10 @@ def _pointer(part: str, record: dict[str, Any]) -> str:
     """Where a validation record's value is: ``/<part><instance_path>``, then the property a
     ``required`` or ``additionalProperties`` record names."""
     pointer = f"/{escape_token(part)}{record.get('instance_path') or ''}"
-    params = record.get("params")
+    params: Any = record.get("params")
     if isinstance(params, dict):
-        name = params.get("missingProperty", params.get("additionalProperty"))  # pyright: ignore[reportUnknownMemberType]
+        found: dict[str, Any] = params  # pyright: ignore[reportUnknownVariableType]  # an error record's params
+        name = found.get("missingProperty", found.get("additionalProperty"))
         if isinstance(name, str):
             pointer += "/" + escape_token(name)
     return pointer
