@@ -423,6 +423,10 @@ class ProblemError(FrameworkError):
         self.extensions = {**(extensions or {}), **members}
 
 
+class TooManyRedirectsError(RuntimeError):
+    """A :class:`framework.testing.Client` request met more redirects than its ``max_redirects``."""
+
+
 class InvalidCookieError(ValueError):
     """``reply.set_cookie``/``clear_cookie`` got a name that is not an RFC 6265 token, or a
     ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,
