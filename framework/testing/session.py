@@ -14,7 +14,7 @@ import io
 import json as jsonlib
 import urllib.request
 from http.cookiejar import Cookie, CookieJar
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Union, cast
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from typing_extensions import Self
@@ -240,11 +240,11 @@ class Client:
             sent["Cookie"] = f"{sent['Cookie']}; {extra}" if sent.get("Cookie") else extra
         path_info = parts.path[len(script_name):] or "/"
         target = path_info + (f"?{parts.query}" if parts.query else "")
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        response = inject(self.app, method=method, url=target, headers=sent, body=body,
-                          SCRIPT_NAME=script_name, RAW_URI=parts.path + (f"?{parts.query}" if parts.query else ""),
-                          HTTP_HOST=parts.netloc, SERVER_NAME=parts.hostname or "localhost", SERVER_PORT=str(port),
-                          **{"wsgi.url_scheme": parts.scheme})
+        environ: dict[str, Any] = {
+            "SCRIPT_NAME": script_name, "RAW_URI": parts.path + (f"?{parts.query}" if parts.query else ""),
+            "HTTP_HOST": parts.netloc, "SERVER_NAME": parts.hostname or "localhost",
+            "SERVER_PORT": str(parts.port or (443 if parts.scheme == "https" else 80)), "wsgi.url_scheme": parts.scheme}
+        response = inject(self.app, method=method, url=target, headers=sent, body=body, **environ)
         self.cookies.extract_cookies(_CookieSource(response), carrier)  # type: ignore[arg-type]  # duck-typed as CookieJar reads it
         return ClientResponse(response, url, [])
 
@@ -261,19 +261,20 @@ class _CookieSource:
         return self.message
 
 
-def _pairs(fields: Fields) -> list[tuple[str, Any]]:
-    """Fields as ``(name, value)`` pairs; a list or tuple value repeats the name."""
-    items = fields.items() if isinstance(fields, Mapping) else fields
+def _pairs(fields: Fields, repeat: bool = True) -> list[tuple[str, Any]]:
+    """Fields as ``(name, value)`` pairs; with ``repeat``, a list or tuple value repeats the name."""
+    items: Iterable[tuple[str, Any]] = cast("Mapping[str, Any]", fields).items() if isinstance(fields, Mapping) \
+        else fields
     pairs: list[tuple[str, Any]] = []
     for name, value in items:
-        if isinstance(value, (list, tuple)):
-            pairs.extend((name, item) for item in value)  # pyright: ignore[reportUnknownVariableType]
+        if repeat and isinstance(value, (list, tuple)):
+            pairs.extend((name, item) for item in cast("Iterable[Any]", value))
         else:
             pairs.append((name, value))
     return pairs
 
 
-def _body(json: Any, data: "Fields | str | bytes | None", files: Any,
+def _body(json: Any, data: "Fields | str | bytes | None", files: "Fields | None",
           content: bytes | str | None) -> tuple[bytes | None, str | None]:
     """The request body and its Content-Type."""
     if json is not None:
@@ -281,9 +282,9 @@ def _body(json: Any, data: "Fields | str | bytes | None", files: Any,
     if content is not None:
         return (content.encode() if isinstance(content, str) else content), None
     if files is not None:
-        fields: MultiDict[str, Any] = MultiDict(
-            [(name, str(value)) for name, value in _pairs(data)] if isinstance(data, (Mapping, list, tuple)) else [])
-        for name, value in (files.items() if isinstance(files, Mapping) else files):
+        text = _pairs(data) if data is not None and not isinstance(data, (str, bytes)) else []
+        fields: MultiDict[str, Any] = MultiDict([(name, str(value)) for name, value in text])
+        for name, value in _pairs(files, repeat=False):
             fields.add(name, _file(name, value))
         boundary, encoded = encode_multipart(fields)
         return encoded, f"multipart/form-data; boundary={boundary}"
@@ -294,17 +295,17 @@ def _body(json: Any, data: "Fields | str | bytes | None", files: Any,
     return None, None
 
 
-def _file(name: str, value: FileValue) -> FileStorage:
+def _file(name: str, value: Any) -> FileStorage:
     """One ``files=`` value as a werkzeug ``FileStorage`` (what ``encode_multipart`` writes)."""
     filename: str | None = None
     content_type: str | None = None
     if isinstance(value, tuple):
-        filename, value, *rest = value
-        content_type = rest[0] if rest else None
+        described: tuple[Any, ...] = value  # pyright: ignore[reportUnknownVariableType]  # a tuple of anything
+        filename, value = described[0], described[1]
+        content_type = described[2] if len(described) > 2 else None
     if isinstance(value, str):
         value = value.encode()
-    stream = io.BytesIO(value) if isinstance(value, (bytes, bytearray)) else value
+    stream: Any = io.BytesIO(value) if isinstance(value, (bytes, bytearray)) else value
     if filename is None:
-        filename = getattr(value, "name", None) or name
-        filename = str(filename).rsplit("/", 1)[-1]
+        filename = str(getattr(value, "name", None) or name).rsplit("/", 1)[-1]
     return FileStorage(stream=stream, filename=filename, name=name, content_type=content_type)
