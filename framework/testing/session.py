@@ -245,7 +245,8 @@ class Client:
             "HTTP_HOST": parts.netloc, "SERVER_NAME": parts.hostname or "localhost",
             "SERVER_PORT": str(parts.port or (443 if parts.scheme == "https" else 80)), "wsgi.url_scheme": parts.scheme}
         response = inject(self.app, method=method, url=target, headers=sent, body=body, **environ)
-        self.cookies.extract_cookies(_CookieSource(response), carrier)  # type: ignore[arg-type]  # duck-typed as CookieJar reads it
+        # _CookieSource has what extract_cookies reads of a response (info()), as requests' MockResponse has.
+        self.cookies.extract_cookies(_CookieSource(response), carrier)  # type: ignore[arg-type]
         return ClientResponse(response, url, [])
 
 
