@@ -2,7 +2,7 @@
 built on :func:`~framework.testing.inject` (no socket, no server, no thread).
 
 A client keeps cookies between requests (the standard library's
-:class:`http.cookiejar.CookieJar`, which applies their domain, path, expiry and ``Secure``
+``http.cookiejar.CookieJar``, which applies their domain, path, expiry and ``Secure``
 rules), sends ``json=``, forms (``data=``) and multipart uploads (``files=``, encoded by
 werkzeug), joins URLs to its base URL (whose path is the application's ``SCRIPT_NAME``),
 and follows redirects when asked.
@@ -105,7 +105,7 @@ class Client:
         self.base_url = f"{parts.scheme}://{parts.netloc}{parts.path.rstrip('/')}"
         #: Headers sent with every request.
         self.headers: dict[str, str] = dict(headers or {})
-        #: The cookie jar (:class:`http.cookiejar.CookieJar`): what responses set, sent back as they allow.
+        #: The cookie jar (``http.cookiejar.CookieJar``): what responses set, sent back as they allow.
         self.cookies = CookieJar()
         self.follow_redirects = follow_redirects
         self.max_redirects = max_redirects
@@ -251,7 +251,7 @@ class Client:
 
 
 class _CookieSource:
-    """A response as :meth:`http.cookiejar.CookieJar.extract_cookies` reads one (``info()``)."""
+    """A response as ``http.cookiejar.CookieJar.extract_cookies`` reads one (``info()``)."""
 
     def __init__(self, response: InjectResponse) -> None:
         self.message = email.message.Message()
