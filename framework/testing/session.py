@@ -150,6 +150,8 @@ class Client:
         text). ``cookies`` are sent with this request only."""
         if sum(part is not None for part in (json, files, content)) + (data is not None and files is None) > 1:
             raise TypeError("give one body: json=, data=, files= (with data= as its fields) or content=")
+        if files is not None and isinstance(data, (str, bytes)):
+            raise TypeError("with files=, data= gives the form's text fields: a mapping or (name, value) pairs")
         body, content_type = _body(json, data, files, content)
         merged = {**self.headers, **(headers or {})}
         if content_type is not None and not any(name.lower() == "content-type" for name in merged):

@@ -66,6 +66,8 @@ def test_files_are_multipart_with_data_as_the_fields():
 def test_one_body_only():
     with pytest.raises(TypeError, match="give one body"):
         Client(echo_app()).post("/echo", json={}, data={"a": "1"})
+    with pytest.raises(TypeError, match="text fields"):
+        Client(echo_app()).post("/echo", data="a=1", files={"f": b"x"})
 
 
 # URLs, query strings and headers.
