@@ -102,31 +102,34 @@ def _seconds(name: str, value: object, default: float, positive: bool) -> float:
 
 # The drain: one per process, shared by every application that registers the plugin.
 class _Drain:
-    """SIGTERM held back for the longest ``drain_delay`` asked, then handed to the handler it replaced."""
+    """SIGTERM held back for the longest ``drain_delay`` asked, then handed to the server's
+    own handler (the one it replaced)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.delay = 0.0
-        self.pid: int | None = None  # the process whose SIGTERM handler is ours
+        self.pid: int | None = None  # the process whose SIGTERM goes through the drain
         self.previous: Any = signal.SIG_DFL
         self.since: float | None = None
         self.releasing = False
+        self.waiting_thread = False  # granian: a thread waits for SIGTERM (see hold_in_thread)
         self.log: logging.Logger = logging.getLogger("framework")
 
     def install(self, delay: float, log: logging.Logger) -> bool:
         """Hold SIGTERM back in this process; ``False`` outside the main thread (Python sets
         signal handlers there only)."""
         with self.lock:
-            self.delay = max(self.delay, delay) if self.pid == os.getpid() else delay
+            if self.pid != os.getpid():  # this process's first (a forked child starts afresh)
+                self.delay, self.since, self.releasing, self.waiting_thread = delay, None, False, False
+            self.delay = max(self.delay, delay)
+            self.log = log
             if threading.current_thread() is not threading.main_thread():
                 return False
-            if self.pid != os.getpid():  # a forked child starts afresh
-                self.since, self.releasing = None, False
             current = signal.getsignal(signal.SIGTERM)
-            if current != self.on_sigterm:
+            if current != self.on_sigterm and not self.waiting_thread:
                 self.previous = current
                 signal.signal(signal.SIGTERM, self.on_sigterm)
-                self.pid, self.log = os.getpid(), log
+                self.pid = os.getpid()
             _hold_granian_signals(self)
             return True
 
@@ -135,16 +138,20 @@ class _Drain:
         return self.since is not None and self.pid == os.getpid()
 
     def on_sigterm(self, signum: int, frame: FrameType | None) -> None:
-        if self.releasing:  # the delay is over: the server's own stop
-            previous = self.previous
-            if callable(previous):
-                previous(signum, frame)
-            elif previous == signal.SIG_DFL:
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                os.kill(os.getpid(), signal.SIGTERM)
+        """The SIGTERM handler: the first starts the drain; once it is over, the server's handler."""
+        if not self.releasing:
+            self.begin()
             return
+        previous = self.previous
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def begin(self) -> None:
         if self.since is not None:
-            return  # already draining (gunicorn's master and a process group both signal)
+            return  # already draining (a server's master and a process group may both signal)
         self.since = time.monotonic()
         self.log.info("SIGTERM: draining for %g s (readiness answers 503, requests are still served), "
                       "then stopping", self.delay)
@@ -153,10 +160,29 @@ class _Drain:
         timer.start()
 
     def release(self) -> None:
-        """The delay is over: signal this process again, now to stop (in the main thread, where
-        the server's handler expects to run)."""
+        """The delay is over: the server's own stop."""
         self.releasing = True
-        os.kill(os.getpid(), signal.SIGTERM)
+        if self.waiting_thread:
+            self.previous(signal.SIGTERM, None)  # granian's handler only sets its shutdown event
+        else:  # signal again, so that the server's handler runs in the main thread as it expects
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def hold_in_thread(self, handler: Callable[[int, FrameType | None], Any]) -> None:
+        """granian: a thread of ours waits for SIGTERM (blocked in every other thread) and runs
+        the drain, then ``handler``. A granian worker's main thread waits on a lock, which a
+        signal the kernel hands to another of its threads does not wake: its Python handler
+        would never run."""
+        with self.lock:
+            if self.waiting_thread and self.pid == os.getpid():
+                return
+            self.previous, self.pid, self.waiting_thread = handler, os.getpid(), True
+        # Blocked here before granian starts its threads, which inherit the mask.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        threading.Thread(target=self._wait_for_sigterm, name="health-drain", daemon=True).start()
+
+    def _wait_for_sigterm(self) -> None:
+        signal.sigwait({signal.SIGTERM})
+        self.begin()
 
 
 _drain = _Drain()
@@ -168,20 +194,20 @@ def draining() -> bool:
 
 
 def _hold_granian_signals(drain: _Drain) -> None:
-    """A granian worker loads the application before it sets its own SIGTERM handler:
-    have that handler go through the drain too."""
+    """A granian worker loads the application, then sets its SIGTERM handler: have the
+    function that sets it (``granian._signals.set_main_signals``) hand SIGTERM to the drain."""
     try:
         from granian import _signals  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return
     import multiprocessing
     if multiprocessing.parent_process() is None or getattr(_signals, "_framework_drain", False):
-        return  # granian's main process stops its workers at once; they drain
+        return  # granian's main process stops its workers at once: they drain
     original = _signals.set_main_signals
 
     def set_main_signals(interrupt_handler: Any, reload_handler: Any = None) -> None:
         original(interrupt_handler, reload_handler)
-        drain.install(drain.delay, drain.log)
+        drain.hold_in_thread(interrupt_handler)
 
     _signals.set_main_signals = set_main_signals
     _signals._framework_drain = True
