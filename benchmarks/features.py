@@ -55,6 +55,20 @@ def _security_headers(app: Any) -> None:
     app.register(security_headers)
 
 
+def _health(app: Any) -> None:
+    from framework.plugins.health import health
+
+    app.register(health, checks={"database": lambda: True})
+
+
+def _under_pressure(**limits: Any) -> Callable[[Any], None]:
+    def add(app: Any) -> None:
+        from framework.plugins.under_pressure import under_pressure
+
+        app.register(under_pressure, **limits)
+    return add
+
+
 @dataclass(frozen=True)
 class Feature:
     """One optional feature: ``options`` for ``Framework``, ``setup(app)`` to turn it on,
@@ -77,6 +91,10 @@ FEATURES = (
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
+    Feature("health", setup=_health),  # its routes only: /hello should pay nothing
+    Feature("pressure in_flight", setup=_under_pressure(max_in_flight=10_000)),
+    Feature("pressure all limits", setup=_under_pressure(max_in_flight=10_000, max_rss_bytes=1 << 50,
+                                                        max_p99_latency=60.0)),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),

@@ -62,6 +62,7 @@ never refuses them. A mistake in the options fails ``ready()`` with a ``HealthOp
 from __future__ import annotations
 
 import asyncio
+import importlib
 import inspect
 import logging
 import math
@@ -72,7 +73,7 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, wait
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 from framework import Context, Reply, Request, plugin
 
@@ -196,21 +197,26 @@ def draining() -> bool:
 def _hold_granian_signals(drain: _Drain) -> None:
     """A granian worker loads the application, then sets its SIGTERM handler: have the
     function that sets it (``granian._signals.set_main_signals``) hand SIGTERM to the drain."""
+    global _granian_held
     try:
-        from granian import _signals  # type: ignore[import-not-found,import-untyped,unused-ignore]
+        signals: Any = importlib.import_module("granian._signals")
     except ImportError:
         return
     import multiprocessing
-    if multiprocessing.parent_process() is None or getattr(_signals, "_framework_drain", False):
+    if multiprocessing.parent_process() is None or _granian_held:
         return  # granian's main process stops its workers at once: they drain
-    original = _signals.set_main_signals
+    original: Callable[..., None] = signals.set_main_signals
 
     def set_main_signals(interrupt_handler: Any, reload_handler: Any = None) -> None:
         original(interrupt_handler, reload_handler)
         drain.hold_in_thread(interrupt_handler)
 
-    _signals.set_main_signals = set_main_signals
-    _signals._framework_drain = True
+    signals.set_main_signals = set_main_signals
+    _granian_held = True
+
+
+#: Whether ``granian._signals.set_main_signals`` goes through the drain (in this process).
+_granian_held = False
 
 
 class Readiness:
@@ -306,16 +312,17 @@ def _health(instance: Context, opts: Mapping[str, Any]) -> None:
     unknown = [key for key in options if key not in _OPTIONS and key not in _IGNORED]
     if unknown:
         raise _refuse(f"unknown option(s) {', '.join(map(repr, unknown))}; known: {', '.join(_OPTIONS)}")
-    paths = {}
+    paths: dict[str, str | None] = {}
     for name, default in (("live_path", "/health/live"), ("ready_path", "/health/ready")):
-        value = options.get(name, default)
+        value: object = options.get(name, default)
         if value is not None and (not isinstance(value, str) or not value.startswith("/")):
             raise _refuse(f"{name} must be a path starting with '/', or None, got {value!r}")
         paths[name] = value
-    checks = options.get("checks") or {}
-    if not isinstance(checks, Mapping) or not all(isinstance(name, str) and callable(check)
-                                                   for name, check in checks.items()):
-        raise _refuse(f"checks must be a dict of names to functions taking no argument, got {checks!r}")
+    given: object = options.get("checks") or {}
+    if not isinstance(given, Mapping) or not all(
+            isinstance(name, str) and callable(check) for name, check in cast("Mapping[object, object]", given).items()):
+        raise _refuse(f"checks must be a dict of names to functions taking no argument, got {given!r}")
+    checks = cast("Mapping[str, Callable[[], Any]]", given)
     timeout = _seconds("check_timeout", options.get("check_timeout"), 2.0, positive=True)
     delay = _seconds("drain_delay", options.get("drain_delay"), 0.0, positive=False)
     hide = options.get("hide", True)
@@ -326,10 +333,11 @@ def _health(instance: Context, opts: Mapping[str, Any]) -> None:
     if hide:
         route_options["schema"] = {"hide": True}
     readiness = Readiness(instance, checks, timeout)
-    if paths["live_path"] is not None:
-        instance.get(paths["live_path"], dict(route_options), _alive)
-    if paths["ready_path"] is not None:
-        instance.get(paths["ready_path"], dict(route_options), readiness.answer)
+    live_path, ready_path = paths["live_path"], paths["ready_path"]
+    if live_path is not None:
+        instance.get(live_path, dict(route_options), _alive)
+    if ready_path is not None:
+        instance.get(ready_path, dict(route_options), readiness.answer)
     instance.add_hook("pre_close", readiness.pre_close)
     if delay:
         def hold_sigterm() -> None:

@@ -171,7 +171,7 @@ class Pressure:
         if not self.sampling.acquire(blocking=False):
             return
         try:
-            reasons = []
+            reasons: list[str] = []
             if self.read_rss is not None and self.max_rss_bytes is not None:
                 self.rss_bytes = self.read_rss()
                 if self.rss_bytes > self.max_rss_bytes:
