@@ -1,4 +1,4 @@
-"""framework.plugins.under_pressure on gunicorn gthread (8 threads): with max_in_flight=2 and
+"""framework.plugins.under_pressure on gunicorn gthread (8 threads) and granian: with max_in_flight=2 and
 two requests held in their handlers, the excess is refused at once (503, Retry-After, the
 JSON error) instead of queueing, the health routes still answer, and nothing else is a 5xx."""
 from __future__ import annotations
@@ -10,7 +10,9 @@ import socket
 import sys
 import time
 
-from servers import free_port, start, stop
+import pytest
+
+from servers import command, free_port, start, stop
 
 CONCURRENT = 10
 
@@ -34,14 +36,19 @@ def get(port, path):
     return answer(send(port, path))
 
 
-def test_max_in_flight_refuses_the_excess_at_once_with_retry_after(tmp_path, monkeypatch):
+@pytest.mark.parametrize("server", ["gunicorn-gthread", "granian"])
+def test_max_in_flight_refuses_the_excess_at_once_with_retry_after(server, tmp_path, monkeypatch):
     arrivals, release = tmp_path / "arrivals", tmp_path / "release"
     arrivals.mkdir()
     monkeypatch.setenv("PRESSURE_ARRIVALS", str(arrivals))
     monkeypatch.setenv("PRESSURE_RELEASE", str(release))
     port = free_port()
-    process = start([sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "1", "-k", "gthread",
-                     "--threads", "8", "pressure_app:app"], port)
+    if server == "granian":
+        pytest.importorskip("granian", reason="granian is an optional extra")
+        process = start(command(server, port, "pressure_app:app"), port)
+    else:
+        process = start([sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}", "-w", "1", "-k", "gthread",
+                         "--threads", "8", "pressure_app:app"], port)
     try:
         pending = [send(port, "/slow") for _ in range(CONCURRENT)]
         # Two are let in and wait for the release; every other one is answered now, while
