@@ -269,15 +269,14 @@ class Readiness:
     def answer(self, request: Request, reply: Reply) -> Reply:
         """The readiness route's handler."""
         reason, checks = self.state()
+        reply.header("cache-control", "no-store")  # a cache between the probe and the worker would lie
         if reason is None:
             return reply.send({"status": "ok", "checks": checks})
-        return reply.code(503).header("cache-control", "no-store").send(
-            {"status": "unavailable", "reason": reason, "checks": checks})
+        return reply.code(503).send({"status": "unavailable", "reason": reason, "checks": checks})
 
     def pre_close(self, instance: Context) -> None:
         """The ``pre_close`` hook: from now on, not ready."""
         self.closing = True
-
 
 
 def _start_check(name: str, check: Callable[[], Any]) -> Future[Any]:
