@@ -43,14 +43,20 @@ def wait_until(condition, what, timeout=30):
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("server", SERVERS)
+@pytest.mark.parametrize("server", [*SERVERS, "gunicorn-gthread+conf"])
 def test_sigterm_drains_readiness_503_and_no_accepted_request_is_lost(server, tmp_path, monkeypatch):
     arrivals, release = tmp_path / "arrivals", tmp_path / "release"
     arrivals.mkdir()
     monkeypatch.setenv("HEALTH_ARRIVALS", str(arrivals))
     monkeypatch.setenv("HEALTH_RELEASE", str(release))
     monkeypatch.setenv("HEALTH_DRAIN_DELAY", str(DRAIN_DELAY))
-    port, process = serve(server, "health_app:app")
+    if server == "gunicorn-gthread+conf":  # not readied at import: framework.gunicorn_conf readies each worker
+        monkeypatch.setenv("HEALTH_LAZY", "1")
+        port = free_port()
+        gthread = command("gunicorn-gthread", port, "health_app:app")
+        process = start([*gthread[:-1], "-c", "python:framework.gunicorn_conf", gthread[-1]], port)
+    else:
+        port, process = serve(server, "health_app:app")
     try:
         head, body = raw_get(port, "/health/ready")
         assert head.startswith(b"http/1.1 200") and body == b'{"status":"ok","checks":{}}'

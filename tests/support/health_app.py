@@ -1,6 +1,7 @@
 """The health plugin with a drain, and a slow route the test releases: ``/slow`` notes its
 arrival (a file in ``$HEALTH_ARRIVALS``) then waits until the file ``$HEALTH_RELEASE``
-exists (``test_plugin_health_server.py``). Readied at import, in each worker."""
+exists (``test_plugin_health_server.py``). Readied at import, in each worker, unless
+``$HEALTH_LAZY`` is set (``framework.gunicorn_conf`` readies it then)."""
 import os
 import time
 import uuid
@@ -25,4 +26,5 @@ def slow(request, reply):
     return {"released": RELEASE.exists()}
 
 
-app.ready()
+if not os.environ.get("HEALTH_LAZY"):
+    app.ready()
