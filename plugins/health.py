@@ -55,6 +55,10 @@ Options:
     The routes' ``log_level`` (default ``"silent"``: probes do not fill the request log).
 ``hide``
     ``True`` (default): the routes are left out of the OpenAPI document.
+``telemetry``
+    ``False`` (default): the routes carry ``config={"otel": False, "metrics": False}``, so
+    that ``framework.plugins.otel`` and ``framework.plugins.metrics`` neither trace nor
+    measure the probes; ``True`` leaves that out.
 
 The routes carry ``config={"under_pressure": False}``: ``framework.plugins.under_pressure``
 never refuses them. A mistake in the options fails ``ready()`` with a ``HealthOptionsError``.
@@ -79,7 +83,7 @@ from framework import Context, Reply, Request, plugin
 
 __all__ = ["health", "HealthOptionsError", "Readiness", "draining"]
 
-_OPTIONS = ("live_path", "ready_path", "checks", "check_timeout", "drain_delay", "log_level", "hide")
+_OPTIONS = ("live_path", "ready_path", "checks", "check_timeout", "drain_delay", "log_level", "hide", "telemetry")
 _IGNORED = ("prefix",)
 
 
@@ -324,11 +328,14 @@ def _health(instance: Context, opts: Mapping[str, Any]) -> None:
     checks = cast("Mapping[str, Callable[[], Any]]", given)
     timeout = _seconds("check_timeout", options.get("check_timeout"), 2.0, positive=True)
     delay = _seconds("drain_delay", options.get("drain_delay"), 0.0, positive=False)
-    hide = options.get("hide", True)
-    if not isinstance(hide, bool):
-        raise _refuse(f"hide must be True or False, got {hide!r}")
-    route_options: dict[str, Any] = {"log_level": options.get("log_level", "silent"),
-                                     "config": {"under_pressure": False}}
+    hide, telemetry = options.get("hide", True), options.get("telemetry", False)
+    for name, flag in (("hide", hide), ("telemetry", telemetry)):
+        if not isinstance(flag, bool):
+            raise _refuse(f"{name} must be True or False, got {flag!r}")
+    config: dict[str, bool] = {"under_pressure": False}
+    if not telemetry:  # probes are neither traced (plugins.otel) nor measured (plugins.metrics)
+        config.update(otel=False, metrics=False)
+    route_options: dict[str, Any] = {"log_level": options.get("log_level", "silent"), "config": config}
     if hide:
         route_options["schema"] = {"hide": True}
     readiness = Readiness(instance, checks, timeout)

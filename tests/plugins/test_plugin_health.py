@@ -171,6 +171,18 @@ def test_left_out_of_the_request_log_unless_log_level_says_otherwise(caplog):
         assert urls == (["/health/ready", "/health/live", "/items"] if logged else ["/items"])
 
 
+def test_left_out_of_traces_metrics_and_pressure_through_route_config():
+    for telemetry, expected in ((False, {"under_pressure": False, "otel": False, "metrics": False}),
+                                (True, {"under_pressure": False})):
+        seen = {}
+        app = Framework()
+        app.add_hook("on_request", lambda request, reply: seen.update({request.url: request.route_options["config"]}))
+        app.register(health, telemetry=telemetry)
+        app.inject(url="/health/live")
+        app.inject(url="/health/ready")
+        assert seen == {"/health/live": expected, "/health/ready": expected}
+
+
 @pytest.mark.parametrize("options, message", [
     ({"live_pth": "/x"}, "unknown option(s) 'live_pth'"),
     ({"ready_path": "health"}, "ready_path must be a path starting with '/'"),
@@ -180,6 +192,7 @@ def test_left_out_of_the_request_log_unless_log_level_says_otherwise(caplog):
     ({"check_timeout": True}, "check_timeout must be a positive number"),
     ({"drain_delay": -1}, "drain_delay must be a non-negative number of seconds"),
     ({"hide": "yes"}, "hide must be True or False"),
+    ({"telemetry": 1}, "telemetry must be True or False"),
 ])
 def test_options_are_checked_when_the_plugin_loads(options, message):
     app = Framework()
