@@ -8,7 +8,11 @@ rounds in a shuffled order, so machine noise hits every variant alike. The repor
 per feature, the median over rounds of the extra microseconds per request against the
 bare application timed in the same round, and the rate ratio.
 
-Later features (authentication schemes, rate limits, tracing, metrics) add a row to
+The session rows (``framework.plugins.session``, cookie store, a valid session cookie in
+the request) are the plugin with a hook reading ``request.session`` (the signature checked,
+the JSON loaded), and the plugin alone on a route that never reads it.
+
+A new feature adds a row to
 ``FEATURES``: a name, a function that turns the feature on, the request headers that
 exercise it, and what to check in the answer.
 """
@@ -55,6 +59,176 @@ def _security_headers(app: Any) -> None:
     app.register(security_headers)
 
 
+# The auth rows' credentials: keys are made when the row's app is set up, which fills these in
+# (the runner reads a feature's headers after its setup).
+_JWT_HS256: dict[str, str] = {}
+_JWT_RS256: dict[str, str] = {}
+_JWT_JWKS: dict[str, str] = {}
+API_KEY = "benchmark-api-key-0123456789"
+
+
+def _jwt_claims() -> dict[str, Any]:
+    import time
+
+    return {"sub": "bench", "iss": "https://id.example", "aud": "api", "exp": int(time.time()) + 86400,
+            "scope": "read write"}
+
+
+def _auth_jwt_hs256(app: Any) -> None:
+    import jwt
+
+    from framework.plugins.auth import JWT, auth
+
+    secret = "benchmark-secret-0123456789-abcdef"
+    _JWT_HS256["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), secret, algorithm="HS256")
+    app.register(auth, any_of=[JWT(secret=secret, algorithms=["HS256"], issuer="https://id.example", audience="api")])
+
+
+def _rsa_key() -> Any:
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def _auth_jwt_rs256(cache_size: int) -> Callable[[Any], None]:
+    """RS256 with a public key; ``cache_size=0``: every request verifies the token again."""
+    def setup(app: Any) -> None:
+        import jwt
+
+        from framework.plugins.auth import JWT, auth
+
+        key = _rsa_key()
+        _JWT_RS256["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), key, algorithm="RS256")
+        app.register(auth, any_of=[JWT(public_key=key.public_key(), algorithms=["RS256"],
+                                       issuer="https://id.example", audience="api", cache_size=cache_size)])
+    return setup
+
+
+def _auth_jwt_jwks(app: Any) -> None:
+    """RS256 against a key set served on loopback, fetched at ready() and cached."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import jwt
+
+    from framework.plugins.auth import JWT, auth
+
+    key = _rsa_key()
+    document = json.dumps({"keys": [{**jwt.algorithms.RSAAlgorithm.to_jwk(key.public_key(), as_dict=True),
+                                     "kid": "k1", "alg": "RS256", "use": "sig"}]}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Cache-Control", "max-age=86400")
+            self.send_header("Content-Length", str(len(document)))
+            self.end_headers()
+            self.wfile.write(document)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _JWT_JWKS["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), key, algorithm="RS256",
+                                                        headers={"kid": "k1"})
+    app.register(auth, any_of=[JWT(jwks_url=f"http://127.0.0.1:{server.server_address[1]}/jwks",
+                                   algorithms=["RS256"], issuer="https://id.example", audience="api")])
+
+
+def _auth_api_key(app: Any) -> None:
+    from framework.plugins.auth import ApiKey, auth
+
+    app.register(auth, any_of=[ApiKey(header="X-API-Key", keys={API_KEY})])
+
+
+SESSION_SECRET = "benchmark-session-secret"
+#: Stands for a valid session cookie in a feature's headers (made when the environ is).
+SESSION_COOKIE = "<a valid session cookie>"
+
+
+def _session(read: bool) -> Callable[[Any], None]:
+    """The session plugin, cookie store; ``read``: a hook reads ``request.session`` (the
+    cookie's signature checked, its JSON loaded), as a route that uses the session does."""
+    def add(app: Any) -> None:
+        from framework.plugins.session import session
+
+        app.register(session, secret=SESSION_SECRET)
+        if read:
+            app.add_hook("pre_handler", _read_session)
+    return add
+
+
+def _read_session(request: Any, reply: Any) -> Any:
+    if request.session.get("user") != "ann":  # the check fails the variant: the cookie was not read
+        return reply.code(500).send({"session": "not loaded"})
+    return None
+
+
+def _session_cookie() -> str:
+    """A valid cookie-store session cookie (``{"user": "ann"}``) for the session rows."""
+    from framework import Framework
+    from framework.plugins.session import session
+
+    app = Framework()
+    app.register(session, secret=SESSION_SECRET)
+
+    def login(request: Any, reply: Any) -> dict[str, bool]:
+        request.session["user"] = "ann"
+        return {"ok": True}
+
+    app.post("/login", login)
+    line = app.inject(method="POST", url="/login").headers["set-cookie"]
+    return str(line.split(";")[0])
+
+
+def _otel_api_only(app: Any) -> None:
+    from framework.plugins.otel import otel
+
+    app.register(otel)  # the global providers: no SDK is set up in this process
+
+
+def _otel_sdk(app: Any) -> None:
+    """Tracing as deployed: the SDK, a ``BatchSpanProcessor`` (its exporter drops the
+    spans), and the SDK's metrics aggregated in memory."""
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    from framework.plugins.otel import otel
+
+    class Dropped(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(BatchSpanProcessor(Dropped()))
+    app.register(otel, tracer_provider=tracer_provider,
+                 meter_provider=MeterProvider(metric_readers=[InMemoryMetricReader()]))
+
+
+def _prometheus(app: Any) -> None:
+    from prometheus_client import CollectorRegistry
+
+    from framework.plugins.metrics import metrics
+
+    app.register(metrics, registry=CollectorRegistry())
+
+
+def _otel_sdk_and_prometheus(app: Any) -> None:
+    _otel_sdk(app)
+    _prometheus(app)
+
+
+def _rate_limit(app: Any) -> None:
+    from framework.plugins.rate_limit import rate_limit
+
+    # In-process memory store, fixed window; a limit the benchmark never reaches.
+    app.register(rate_limit, limit="1000000000/hour")
+
+
 def _health(app: Any) -> None:
     from framework.plugins.health import health
 
@@ -89,8 +263,21 @@ FEATURES = (
     Feature("trust_proxy", options={"trust_proxy": True}, headers={"x-forwarded-for": "203.0.113.7"}),
     Feature("decorate_request", setup=lambda app: app.decorate_request("user", None)),
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
+    Feature("auth jwt HS256", setup=_auth_jwt_hs256, headers=_JWT_HS256),
+    Feature("auth jwt RS256", setup=_auth_jwt_rs256(1024), headers=_JWT_RS256),
+    Feature("auth jwt RS256 verify", setup=_auth_jwt_rs256(0), headers=_JWT_RS256),
+    Feature("auth jwt JWKS RS256", setup=_auth_jwt_jwks, headers=_JWT_JWKS),
+    Feature("auth api_key", setup=_auth_api_key, headers={"x-api-key": API_KEY}),
     Feature("cors", setup=_cors, headers={"origin": ORIGIN}, header="access-control-allow-origin"),
     Feature("security_headers", setup=_security_headers, header="content-security-policy"),
+    Feature("session read", setup=_session(read=True), headers={"cookie": SESSION_COOKIE}),
+    Feature("session unread", setup=_session(read=False), headers={"cookie": SESSION_COOKIE}),
+    Feature("otel (API only, no SDK)", setup=_otel_api_only),
+    Feature("otel (SDK, batch, metrics)", setup=_otel_sdk,
+            headers={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}),
+    Feature("metrics (prometheus)", setup=_prometheus),
+    Feature("otel (SDK) + metrics", setup=_otel_sdk_and_prometheus),
+    Feature("rate_limit", setup=_rate_limit, header="ratelimit-remaining"),
     Feature("health", setup=_health),  # its routes only: /hello should pay nothing
     Feature("pressure in_flight", setup=_under_pressure(max_in_flight=10_000)),
     Feature("pressure all limits", setup=_under_pressure(max_in_flight=10_000, max_rss_bytes=1 << 50,
@@ -119,6 +306,8 @@ def create_app(feature: Feature) -> Any:
 def _environ(feature: Feature) -> tuple[dict[str, Any], bytes]:
     environ, body = make_environ(scenarios.S1)
     for name, value in feature.headers.items():
+        if value == SESSION_COOKIE:
+            value = _session_cookie()
         environ["HTTP_" + name.upper().replace("-", "_")] = value
     return environ, body
 

@@ -71,6 +71,8 @@ nitpick_ignore = [
     ("py:mod", "keywords"),
     # the bases ``show-inheritance`` prints (a Mapping, a Generic's type variables)
     ("py:class", "collections.abc.Mapping"),
+    ("py:class", "itsdangerous.signer.Signer"),
+    ("py:class", "logging.Filter"),  # framework.plugins.otel.TraceContextFilter's base
     ("py:obj", "framework.request.BodyT"),
     ("py:obj", "framework.lifecycle.request.BodyT"),
     ("py:obj", "framework.lifecycle.request.QueryT"),

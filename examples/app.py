@@ -1,4 +1,4 @@
-"""The example application: encapsulation, bearer authentication, a validated CRUD API.
+"""The example application: encapsulation, bearer and JWT authentication, a validated CRUD API.
 
 Run it (from the repository root)::
 
@@ -7,7 +7,9 @@ Run it (from the repository root)::
 Environment (read once, at import, through ``framework.settings.load_settings``: a bad
 value fails the worker's boot with every problem listed; see :data:`SETTINGS`):
 
-- ``API_KEYS``: comma-separated keys accepted on ``/private`` (default ``demo-key``).
+- ``API_KEYS``: comma-separated keys accepted on ``/private`` and ``/account/me`` (default ``demo-key``).
+- ``JWT_SECRET``: the HS256 secret of the tokens ``/account/me`` accepts (at least 32 bytes;
+  default :data:`DEMO_JWT_SECRET`, for trying the example only).
 - ``ITEMS_DB``: the SQLite file holding the items (default ``items.sqlite3`` in the
   working directory), shared by every worker process.
 - ``DATABASE_URL=postgresql://...``: keep the items in PostgreSQL instead (psycopg 3:
@@ -20,6 +22,7 @@ The context tree is the seed's scenario (2.1)::
 
     root                 decorate_request("root_decorator", "root")
     ├── private          bearer_auth(keys=API_KEYS)         GET /private
+    ├── account          auth(any_of=[JWT, Bearer(API_KEYS)])   prefix /account: GET /account/me
     ├── child            decorate_request("child_decorator", "child")   GET /child
     │   └── grandchild   decorate_request("grandchild_decorator", "grandchild")   GET /grandchild
     └── items            prefix /items: the CRUD routes, shared schemas "item-input" and "item"
@@ -36,7 +39,9 @@ route              body                                                with the 
 =================  ==================================================  =====================================
 
 Only ``/private`` needs ``Authorization: Bearer <key>``: bearer_auth is registered in
-its context, so its siblings stay public.
+its context, so its siblings stay public. ``/account/me`` (framework.plugins.auth) takes a
+JWT signed with ``JWT_SECRET`` (issuer :data:`JWT_ISSUER`) or one of the API keys, and
+answers who the credentials name.
 
 Items (in SQLite, shared by every worker: run as many as you like):
 
@@ -58,11 +63,19 @@ from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
 from framework.settings import load_settings
+from framework.plugins.auth import JWT, Bearer, auth
 from framework.plugins.bearer_auth import bearer_auth
 from framework.plugins.openapi import openapi
 
 #: The key accepted when ``API_KEYS`` is not set. For trying the example only.
 DEMO_KEY = "demo-key"
+#: The JWT secret used when ``JWT_SECRET`` is not set. For trying the example only.
+DEMO_JWT_SECRET = "demo-jwt-secret-for-trying-the-example"
+#: The ``iss`` the example's JWTs must carry.
+JWT_ISSUER = "https://id.example"
+#: ``GET /account/me``'s answer: the scheme that accepted and whom the credentials name.
+WHO = {"type": "object", "required": ["scheme"],
+       "properties": {"scheme": {"type": "string"}, "principal": {"type": ["string", "null"]}}}
 #: The SQLite file used when ``ITEMS_DB`` is not set (relative to the working directory).
 DEFAULT_DATABASE = "items.sqlite3"
 DECORATORS = ("root_decorator", "child_decorator", "grandchild_decorator")
@@ -110,6 +123,7 @@ SETTINGS = {
         # Comma-separated (blank entries ignored), or a JSON array.
         "api_keys": {"type": "array", "items": {"type": "string"}, "default": [DEMO_KEY]},
         "items_db": {"type": "string", "default": DEFAULT_DATABASE},
+        "jwt_secret": {"type": "string", "minLength": 32, "default": DEMO_JWT_SECRET},
         # Used only when it is a postgresql:// URL (see database_of).
         "database_url": {"type": "string", "default": ""},
         "example_wrap_grandchild": {"type": "boolean", "default": False},
@@ -350,7 +364,7 @@ def database_of(settings: dict[str, Any]) -> str:
 
 
 def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = False,
-               database: str | None = None) -> Framework:
+               database: str | None = None, jwt_secret: str = DEMO_JWT_SECRET) -> Framework:
     """Build the example application (``api_keys`` default: :func:`api_keys_from_env`;
     ``database`` default: :func:`database_of` the environment's settings)."""
     # A known path asked with a method it does not declare answers 405 with Allow (API clients
@@ -362,7 +376,8 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
     app.decorate_request("root_decorator", "root")
     # GET /documentation (Swagger UI) and /documentation/json: every route of the application.
     app.register(openapi, info={"title": "framework example", "version": "1.0.0",
-                                "description": "Encapsulation, bearer authentication and a validated CRUD API."},
+                                "description": "Encapsulation, bearer and JWT authentication and a validated "
+                                               "CRUD API."},
                  tags=[{"name": "items", "description": "The item store (SQLite or PostgreSQL)"}])
 
     def private(instance: Any, opts: dict[str, Any]) -> None:
@@ -378,7 +393,19 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
         instance.get("/child", decorator_values)
         instance.register(plugin(grandchild, name="grandchild") if wrap_grandchild else grandchild)
 
-    app.register(private, keys=api_keys if api_keys is not None else api_keys_from_env())
+    def account(instance: Any, opts: dict[str, Any]) -> None:
+        instance.register(auth, any_of=[JWT(secret=opts["secret"], algorithms=["HS256"], issuer=JWT_ISSUER),
+                                        Bearer(opts["keys"], name="apiKeys")])
+
+        def routes(inner: Any, opts: dict[str, Any]) -> None:
+            inner.get("/me", {"schema": {"summary": "Whom the credentials name", "response": {200: WHO}}},
+                      lambda request, reply: {"scheme": request.auth.scheme, "principal": request.auth.principal})
+
+        instance.register(routes)
+
+    keys = api_keys if api_keys is not None else api_keys_from_env()
+    app.register(private, keys=keys)
+    app.register(account, prefix="/account", keys=keys, secret=jwt_secret)
     app.register(child)
     app.register(items_plugin, prefix="/items", database=database or database_of(settings_from_env()))
     return app
@@ -387,7 +414,7 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
 # Read at import, like the app below: a missing or invalid setting fails the worker's boot.
 settings = settings_from_env()
 app = create_app(api_keys=settings["api_keys"], wrap_grandchild=settings["example_wrap_grandchild"],
-                 database=database_of(settings))
+                 database=database_of(settings), jwt_secret=settings["jwt_secret"])
 # Ready at import: each gunicorn/granian worker compiles its routes and opens the store as
 # it boots (a bad configuration fails the boot), not on its first request; the worker
 # that ran ready() runs the on_close hooks when it stops.

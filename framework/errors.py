@@ -396,8 +396,9 @@ class InvalidMediaTypeError(FrameworkError):
 class InvalidCookieError(ValueError):
     """``reply.set_cookie``/``clear_cookie`` got a name that is not an RFC 6265 token, or a
     ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,
-    control characters) or is no host name. It carries no status: a client sees only the
-    fixed 500, never the value (which may come from the request)."""
+    control characters) or is no host name; or a signed cookie was set or read where no
+    cookie signer is visible. It carries no status: a client sees only the fixed 500, never
+    the value (which may come from the request)."""
 
 
 class JsonBodyError(FrameworkError):

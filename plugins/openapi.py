@@ -46,9 +46,10 @@ Options:
     ``swagger-ui-bundle-v2`` package the page says how to install it.
 ``error_responses``
     ``True`` (default): a route that validates inputs documents the ``400`` it answers, a
-    route bearer_auth guards the ``401``, with the framework's error body
+    route bearer_auth or auth guards the ``401``, with the framework's error body
     (``components/schemas/FrameworkError``), unless the route declares that status (or its
-    class) itself.
+    class) itself; so are the answers a route's own hooks declare in an ``openapi_responses``
+    attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits).
 ``remove_additional``
     ``True`` (default, as the validator's ``remove_additional`` default): the validator
     drops the properties ``additionalProperties: false`` forbids instead of refusing the
@@ -83,7 +84,10 @@ What becomes of a route (one operation per method and path):
   (the route is left out), ``consumes`` and ``produces``.
 - A route that ``framework.plugins.bearer_auth`` guards (its context and descendants, or a route with
   its ``verify_bearer_auth`` hook) requires ``bearerAuth`` (an HTTP bearer scheme in
-  ``components/securitySchemes``); other routes carry no requirement.
+  ``components/securitySchemes``); a route ``framework.plugins.auth`` guards requires its schemes
+  (``http`` bearer, with ``bearerFormat: JWT`` for a JWT; ``apiKey`` in a header, query or
+  cookie; ``http`` basic; each under its scheme's ``name``), one of them or each of them
+  (``any_of``/``all_of``), with its scopes; other routes carry no requirement.
 
 Not documented: the ``HEAD`` routes ``ready()`` adds for ``GET`` routes (a ``HEAD`` route
 you declare is), the not-found routes, methods OpenAPI has no field for (``PROPFIND``,
@@ -561,9 +565,12 @@ class _OperationBuilder:
                 if applies and status not in responses and f"{status[0]}XX" not in responses:
                     responses[status] = {"description": _reason(status), "content": {"application/json": {
                         "schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}}
+            for status, response in _hook_responses(self.route).items():
+                if status not in responses and f"{status[0]}XX" not in responses:
+                    responses[status] = copy.deepcopy(response)
         return responses
 
-    def operation(self, guarded: bool) -> dict[str, Any]:
+    def operation(self, guarded: bool, security: list[dict[str, list[str]]] | None = None) -> dict[str, Any]:
         schema = self.schema
         operation: dict[str, Any] = {}
         for key in _DOC_KEYS:
@@ -581,8 +588,11 @@ class _OperationBuilder:
             operation["requestBody"] = request_body
         validates = any(schema.get(part) is not None for part in ("params", "querystring", "headers")) or \
             request_body is not None
-        operation["responses"] = self.responses(validates, guarded)
-        if "security" not in operation and guarded:
+        operation["responses"] = self.responses(validates, guarded or bool(security))
+        if "security" not in operation and security:  # framework.plugins.auth's, and bearer_auth's with it
+            operation["security"] = [{**requirement, **({SECURITY_SCHEME: []} if guarded else {})}
+                                     for requirement in security]
+        elif "security" not in operation and guarded:
             operation["security"] = [{SECURITY_SCHEME: []}]
         return operation
 
@@ -594,12 +604,32 @@ def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
     return parameter
 
 
+def _hook_responses(route: Route) -> dict[str, Any]:
+    """The answers a route's own request hooks say they may send: a hook with an
+    ``openapi_responses`` attribute (status -> OpenAPI response object), such as the check
+    ``framework.plugins.rate_limit`` puts on each route it limits (its ``429``)."""
+    found: dict[str, Any] = {}
+    for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler"):
+        for hook in route.own_hooks(name):
+            found.update(getattr(hook, "openapi_responses", None) or {})
+    return found
+
+
 def _guarded(route: Route) -> bool:
     """Whether ``framework.plugins.bearer_auth`` guards the route (asked through its public decorator)."""
     context = route.context
     if not context.has_decorator("bearer_auth_guard"):
         return False
     return bool(context.bearer_auth_guard.guards(route))
+
+
+def _auth_security(route: Route) -> tuple[list[dict[str, list[str]]], dict[str, dict[str, Any]]]:
+    """The ``security`` of a route ``framework.plugins.auth`` guards, and the schemes it names
+    (asked through its public ``auth_guard`` decorator)."""
+    context = route.context
+    if not context.has_decorator("auth_guard"):
+        return [], {}
+    return context.auth_guard.security(route), context.auth_guard.security_schemes(route)
 
 
 def _resolve(ref: str, document: JSONData, shared: Mapping[str, Any]) -> tuple[JSONData, JSONData]:
@@ -620,6 +650,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     seen: set[tuple[str, int, str]] = set()
     operation_ids: dict[str, str] = {}
     any_guarded = False
+    security_schemes: dict[str, dict[str, Any]] = {}  # framework.plugins.auth's, by name
     uses_errors = False
     transform = options.get("transform")
     for route in context.routes():
@@ -636,7 +667,11 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         seen.add(key)
         builder = _OperationBuilder(route, components, options)
         guarded = _guarded(route)
-        operation = builder.operation(guarded)
+        security, schemes = _auth_security(route)
+        for name, scheme in schemes.items():
+            if security_schemes.setdefault(name, scheme) != scheme:
+                raise OpenAPIError(f"two different security schemes are named {name!r}: give one of them name=")
+        operation = builder.operation(guarded, security)
         if transform is not None:
             transformed: JSONData = transform(operation, route)
             if not isinstance(transformed, dict):
@@ -675,6 +710,8 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     if any_guarded:
         all_components.setdefault("securitySchemes", {}).setdefault(
             SECURITY_SCHEME, {"type": "http", "scheme": "bearer"})
+    for name, scheme in security_schemes.items():
+        all_components.setdefault("securitySchemes", {}).setdefault(name, copy.deepcopy(scheme))
     if all_components:
         document["components"] = all_components
     return document

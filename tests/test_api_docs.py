@@ -28,7 +28,7 @@ DOCS = ROOT / "docs"
 
 #: The modules whose public names the reference must cover (each plugin is found below).
 MODULES = ["framework", "framework.errors", "framework.testing", "framework.validation",
-           "framework.typeschema", "framework.typegen", "framework.settings"]
+           "framework.typeschema", "framework.typegen", "framework.settings", "framework.devtools.contract"]
 
 
 def plugin_modules() -> list[str]:

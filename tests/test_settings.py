@@ -300,10 +300,11 @@ def test_the_example_application_fails_to_start_with_a_bad_setting(tmp_path):
 
 
 def test_the_example_application_reads_its_settings_through_load_settings():
-    from examples.app import DEFAULT_DATABASE, DEMO_KEY, settings_from_env
+    from examples.app import DEFAULT_DATABASE, DEMO_JWT_SECRET, DEMO_KEY, settings_from_env
 
     assert settings_from_env({}) == {"api_keys": [DEMO_KEY], "items_db": DEFAULT_DATABASE, "database_url": "",
-                                     "example_wrap_grandchild": False, "port": 3000}
+                                     "example_wrap_grandchild": False, "port": 3000,
+                                     "jwt_secret": DEMO_JWT_SECRET}
     assert settings_from_env({"EXAMPLE_WRAP_GRANDCHILD": "1", "PORT": "8080"})["example_wrap_grandchild"] is True
     with pytest.raises(SettingsError) as error:
         settings_from_env({"PORT": "http"})

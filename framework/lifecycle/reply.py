@@ -154,14 +154,19 @@ class Reply:
     def set_cookie(self, name: str, value: str = "", max_age: "datetime.timedelta | int | None" = None,
                    expires: "str | datetime.datetime | int | float | None" = None, path: str | None = "/",
                    domain: str | None = None, secure: bool = False, httponly: bool = False,
-                   samesite: str | None = None) -> Self:
+                   samesite: str | None = None, signed: bool = False) -> Self:
         """Add a ``Set-Cookie`` header (formatted by werkzeug's ``dump_cookie``); each call
         adds one more. ``max_age`` is seconds or a ``timedelta``; ``expires`` a ``datetime``
         or a timestamp; ``samesite`` ``"Strict"``, ``"Lax"`` or ``"None"``. ``name`` must be
         an RFC 6265 token, ``domain`` a host name and ``path`` start with ``/`` and hold no
         ``;``, ``,``, space or control character: anything else raises
-        ``InvalidCookieError`` (a ``ValueError``) here, and a client sees only a 500."""
-        from ..http.cookies import cookie_line
+        ``InvalidCookieError`` (a ``ValueError``) here, and a client sees only a 500.
+        ``signed=True`` sends ``value`` with its signature, made by the ``cookie_signer``
+        of the route's context (``framework.plugins.cookie_signing``; without one,
+        ``InvalidCookieError``); ``request.signed_cookie(name)`` reads it back."""
+        from ..http.cookies import cookie_line, cookie_signer
+        if signed:
+            value = cookie_signer(self.server, name).sign(value)
         return self.header("set-cookie", cookie_line(name, value, max_age=max_age, expires=expires, path=path,
                                                      domain=domain, secure=secure, httponly=httponly,
                                                      samesite=samesite))

@@ -130,7 +130,8 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     ``body`` (``None`` when the request has none), ``query``, ``params``, ``headers``
     (lower-cased names), ``method``, ``url`` (path and query string as received),
     ``path``, ``id``, ``ip``, ``ips``, ``hostname``, ``protocol`` (these four follow
-    ``X-Forwarded-*`` only as ``trust_proxy`` allows), ``cookies``, ``environ``,
+    ``X-Forwarded-*`` only as ``trust_proxy`` allows), ``cookies`` (and
+    ``signed_cookie(name)``), ``environ``,
     ``raw`` (a werkzeug ``Request``), ``validation_error``, ``route_options``,
     ``server`` (the context that declared the route) and ``log``.
 
@@ -237,6 +238,17 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
         """The ``Cookie`` header's cookies, by name."""
         from werkzeug.http import parse_cookie
         return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
+
+    def signed_cookie(self, name: str) -> str | None:
+        """The value of cookie ``name`` as ``reply.set_cookie(name, value, signed=True)``
+        set it, its signature checked by the ``cookie_signer`` of the route's context
+        (``framework.plugins.cookie_signing``; without one, ``InvalidCookieError``).
+        ``None`` when the cookie is absent, unsigned, tampered with or signed with a
+        secret no longer listed."""
+        from ..http.cookies import cookie_signer
+        signer = cookie_signer(self.server, name)
+        value = self.cookies.get(name)
+        return None if value is None else signer.unsign(value)
 
     @lazy
     def raw(self) -> "WerkzeugRequest":

@@ -1,4 +1,4 @@
-"""The command line: ``python -m framework run|routes|plugins|openapi|explain|typegen``.
+"""The command line: ``python -m framework run|routes|plugins|openapi|explain|typegen|contract``.
 
 ``run module:app`` serves an application on gunicorn (the default) or granian::
 
@@ -27,6 +27,13 @@ header; ``--json`` prints the dict as JSON instead.
 ``typegen SOURCE...`` prints a module of ``TypedDict`` classes made from JSON Schemas: files,
 directories of ``*.json`` files, or the shared schemas of ``module:app`` (see
 ``framework.typegen``). ``--output FILE``.
+
+``contract lock module:app`` writes the application's contract (routes, inputs, responses
+and auth, ``$ref`` s resolved; ``--output FILE``, default ``contract.json``, ``-`` for
+stdout); ``contract check module:app`` compares the application with it (``--against
+FILE``, default ``contract.json``), prints every change classified, and exits 1 on a
+breaking one, 2 when the file is missing or not a contract (see
+``framework.devtools.contract``).
 
 ``module:app`` names a module and an attribute (``app`` when omitted); an attribute that
 is not an application but a callable (a factory) is called without arguments.
@@ -141,8 +148,14 @@ def _typegen(args: argparse.Namespace) -> int:
     return command(args.sources, args.output, load_app)
 
 
+def _contract(args: argparse.Namespace) -> int:
+    from ..devtools.contract import command
+    return command(args, load_app)
+
+
 def add_commands(subcommands: Any) -> None:
-    """Add ``run``, ``routes``, ``plugins``, ``openapi``, ``explain`` and ``typegen`` to an ``argparse`` sub-parser set."""
+    """Add ``run``, ``routes``, ``plugins``, ``openapi``, ``explain``, ``typegen`` and
+    ``contract`` to an ``argparse`` sub-parser set."""
     run_parser = subcommands.add_parser("run", help="serve an application on gunicorn or granian")
     run_parser.add_argument("app", help="module:app")
     run_parser.add_argument("--server", choices=SERVERS, default="gunicorn")
@@ -176,6 +189,16 @@ def add_commands(subcommands: Any) -> None:
                                 help="a JSON file, a directory of *.json files, or module:app (its shared schemas)")
     typegen_parser.add_argument("--output", "-o", help="write to this file instead of stdout")
     typegen_parser.set_defaults(command_function=_typegen)
+    contract_parser = subcommands.add_parser("contract", help="lock the API's contract, or check it for breaking changes")
+    contract_actions = contract_parser.add_subparsers(dest="action", required=True)
+    lock_parser = contract_actions.add_parser("lock", help="write the application's contract file")
+    lock_parser.add_argument("app", help="module:app")
+    lock_parser.add_argument("--output", "-o", default="contract.json", help="the file to write ('-': stdout)")
+    check_parser = contract_actions.add_parser("check", help="list the changes since the contract file; "
+                                                             "exit 1 on a breaking one")
+    check_parser.add_argument("app", help="module:app")
+    check_parser.add_argument("--against", default="contract.json", help="the contract file to compare with")
+    contract_parser.set_defaults(command_function=_contract)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

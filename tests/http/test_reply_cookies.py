@@ -89,3 +89,32 @@ def test_a_crafted_host_header_cannot_add_cookie_attributes():
         assert response.status_code == 500, host
         assert response.json() == FIXED_500
         assert "set-cookie" not in response.headers
+
+
+class Reversing:
+    """A cookie signer of the test's own: any object with ``sign`` and ``unsign`` will do."""
+
+    def sign(self, value):
+        return value + "." + value[::-1]
+
+    def unsign(self, signed):
+        value, _, signature = signed.rpartition(".")
+        return value if signature == value[::-1] else None
+
+
+def test_signed_cookies_use_the_cookie_signer_visible_from_the_routes_context():
+    app = Framework()
+
+    def signed(instance, opts):
+        instance.decorate("cookie_signer", Reversing())
+        instance.get("/set", lambda request, reply: reply.set_cookie("c", "abc", signed=True).send({"ok": True}))
+        instance.get("/get", lambda request, reply: {"c": request.signed_cookie("c")})
+
+    app.register(signed, prefix="/signed")
+    app.get("/set", lambda request, reply: reply.set_cookie("c", "abc", signed=True).send({"ok": True}))
+    assert app.inject(url="/signed/set").headers["set-cookie"] == "c=abc.cba; Path=/"
+    assert app.inject(url="/signed/get", headers={"cookie": "c=abc.cba"}).json() == {"c": "abc"}
+    assert app.inject(url="/signed/get", headers={"cookie": "c=abd.cba"}).json() == {"c": None}
+    assert app.inject(url="/signed/get").json() == {"c": None}
+    refused = app.inject(url="/set")  # no signer visible from the root: the plain 500
+    assert refused.json() == FIXED_500 and "set-cookie" not in refused.headers

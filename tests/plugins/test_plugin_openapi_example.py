@@ -58,8 +58,9 @@ def test_the_example_document_is_valid_openapi_31(document):
 
 def test_every_route_of_the_example_is_one_operation(document):
     operations = sorted((method.upper(), path) for path, item in document["paths"].items() for method in item)
-    assert operations == [("DELETE", "/items/{id}"), ("GET", "/child"), ("GET", "/grandchild"), ("GET", "/items"),
-                          ("GET", "/items/{id}"), ("GET", "/private"), ("POST", "/items"), ("PUT", "/items/{id}")]
+    assert operations == [("DELETE", "/items/{id}"), ("GET", "/account/me"), ("GET", "/child"), ("GET", "/grandchild"),
+                          ("GET", "/items"), ("GET", "/items/{id}"), ("GET", "/private"), ("POST", "/items"),
+                          ("PUT", "/items/{id}")]
 
 
 def test_the_encapsulation_routes_and_their_security(document):
@@ -71,7 +72,11 @@ def test_the_encapsulation_routes_and_their_security(document):
         "security": [{"bearerAuth": []}]}
     for public in ("/child", "/grandchild"):
         assert paths[public]["get"] == {"responses": {"default": {"description": "Default Response"}}}
-    assert document["components"]["securitySchemes"] == {"bearerAuth": {"type": "http", "scheme": "bearer"}}
+    assert document["components"]["securitySchemes"] == {
+        "bearerAuth": {"type": "http", "scheme": "bearer"},
+        "jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},  # framework.plugins.auth's (/account)
+        "apiKeys": {"type": "http", "scheme": "bearer"}}
+    assert paths["/account/me"]["get"]["security"] == [{"jwt": []}, {"apiKeys": []}]
 
 
 def test_the_items_operations(document):
@@ -150,7 +155,7 @@ def test_swagger_ui_renders_every_operation_in_chromium(server, document, tmp_pa
     dom = result.stdout
     blocks = re.findall(r'class="opblock opblock-(get|post|put|delete|patch|head|options|trace)\b', dom)
     operations = [(method, path) for path, item in document["paths"].items() for method in item]
-    assert len(blocks) == len(operations) == 8, dom[-2000:]
+    assert len(blocks) == len(operations) == 9, dom[-2000:]
     assert sorted(blocks) == sorted(method for method, _ in operations)
     for method, path in operations:
         assert re.search(rf'data-path="{re.escape(path)}"', dom), (method, path)

@@ -92,7 +92,7 @@ def test_swagger_ui_renders_under_its_policy_in_chromium(where, tmp_path):
         stop(process)
     dom = result.stdout
     blocks = re.findall(r'class="opblock opblock-(?:get|post|put|delete)\b', dom)
-    assert len(blocks) == 8, (result.stderr[-3000:], dom[-2000:])
+    assert len(blocks) == 9, (result.stderr[-3000:], dom[-2000:])
     assert "framework example" in dom
     if where == "mounted":  # the server list shows the mount point, where "Try it out" sends requests
         assert re.search(r'<option value="/api">/api</option>', dom), dom[-3000:]

@@ -393,7 +393,7 @@ def test_swagger_ui_renders_under_the_default_headers_in_chromium(tmp_path):
     assert status == 200 and headers["cross-origin-resource-policy"] == "same-origin"
     dom = page.stdout
     blocks = re.findall(r'class="opblock opblock-(?:get|post|put|delete)\b', dom)
-    assert len(blocks) == 8, (page.stderr[-3000:], dom[-2000:])
+    assert len(blocks) == 9, (page.stderr[-3000:], dom[-2000:])
     assert "framework example" in dom and "Authorize" in dom
     assert "Content Security Policy" not in page.stderr, page.stderr[-3000:]
     # The browser does enforce the default policy: another page's inline script is blocked.

@@ -109,18 +109,17 @@ def test_generator_reply_is_chunked_and_on_response_follows(server):
 
 
 def test_error_mid_stream_closes_the_connection(server):
-    name, port = server
+    """A stream whose iterator raises after its first chunk: the client can tell the answer
+    is cut (no terminating chunk), on every server, and no error text reaches it. granian
+    ended such a body normally up to 2.8.7; 2.8.9 (the test extra's floor) closes the
+    connection, sometimes before the status line leaves."""
+    _, port = server
     connection = connect(port)
     connection.request("GET", "/broken")
-    response = connection.getresponse()
-    assert response.status == 200
-    if name == "granian":
-        # granian ends the chunked body normally when the application's iterator raises:
-        # the client cannot tell the answer is truncated (a known limitation, in the README).
-        assert response.read() == b"x" * 1000
-    else:
-        with pytest.raises((http.client.IncompleteRead, ConnectionError)):
-            response.read()
+    with pytest.raises((http.client.IncompleteRead, ConnectionError)):
+        response = connection.getresponse()
+        assert response.status == 200
+        response.read()
     connection.close()
 
 

@@ -33,13 +33,14 @@ def _ping(port: int) -> bool:
 
 
 @contextmanager
-def redis_server(timeout: float = 20) -> Iterator[str]:
-    """Start ``redis-server`` on a free loopback port with no persistence; yield its URL
+def redis_server(timeout: float = 20, port: int | None = None) -> Iterator[str]:
+    """Start ``redis-server`` on a free loopback port (or ``port``: a server stopped
+    mid-test started again at the same URL) with no persistence; yield its URL
     (``redis://127.0.0.1:PORT/0``); stop it afterwards."""
     binary = redis_binary()
     if binary is None:
         pytest.skip("redis-server is not installed (.ci/run installs Debian's package as root)")
-    port = free_port()
+    port = port or free_port()
     with tempfile.TemporaryDirectory(prefix="framework-test-redis-") as directory:
         process = subprocess.Popen(
             [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
