@@ -1,6 +1,6 @@
 """framework.plugins.health through inject: the liveness and readiness routes, readiness
 while starting, closing and after a failed start, checks (failures, a hanging check bounded
-by its timeout, async checks), left out of OpenAPI and of the request log, option errors.
+by its timeout, async checks), left out of OpenAPI, the request log, traces and metrics, option errors.
 The drain on SIGTERM under real servers is in test_plugin_health_server.py."""
 from __future__ import annotations
 
@@ -10,10 +10,16 @@ import threading
 import time
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import CollectorRegistry
 
 from framework import Framework
 from framework.plugins.health import HealthOptionsError, draining, health
+from framework.plugins.metrics import metrics
 from framework.plugins.openapi import openapi
+from framework.plugins.otel import otel
 from framework.testing import inject
 
 
@@ -171,16 +177,24 @@ def test_left_out_of_the_request_log_unless_log_level_says_otherwise(caplog):
         assert urls == (["/health/ready", "/health/live", "/items"] if logged else ["/items"])
 
 
-def test_left_out_of_traces_metrics_and_pressure_through_route_config():
-    for telemetry, expected in ((False, {"under_pressure": False, "otel": False, "metrics": False}),
-                                (True, {"under_pressure": False})):
-        seen = {}
+def test_left_out_of_traces_and_metrics_unless_telemetry_is_true():
+    for telemetry in (False, True):
+        exporter = InMemorySpanExporter()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+        registry = CollectorRegistry()
         app = Framework()
-        app.add_hook("on_request", lambda request, reply: seen.update({request.url: request.route_options["config"]}))
+        app.register(otel, tracer_provider=tracer_provider)
+        app.register(metrics, registry=registry)
         app.register(health, telemetry=telemetry)
-        app.inject(url="/health/live")
-        app.inject(url="/health/ready")
-        assert seen == {"/health/live": expected, "/health/ready": expected}
+        app.get("/items", lambda request, reply: [])
+        for url in ("/health/live", "/health/ready", "/items"):
+            assert app.inject(url=url).status_code == 200
+        probes = ["GET /health/live", "GET /health/ready"] if telemetry else []
+        assert [span.name for span in exporter.get_finished_spans()] == [*probes, "GET /items"]
+        routes = {labels["route"] for family in registry.collect() for _, labels, _, *_ in family.samples
+                  if "route" in labels}
+        assert routes == ({"/health/live", "/health/ready", "/items"} if telemetry else {"/items"})
 
 
 @pytest.mark.parametrize("options, message", [
