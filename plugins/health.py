@@ -66,12 +66,12 @@ never refuses them. A mistake in the options fails ``ready()`` with a ``HealthOp
 from __future__ import annotations
 
 import asyncio
-import importlib
 import inspect
 import logging
 import math
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -202,9 +202,8 @@ def _hold_granian_signals(drain: _Drain) -> None:
     """A granian worker loads the application, then sets its SIGTERM handler: have the
     function that sets it (``granian._signals.set_main_signals``) hand SIGTERM to the drain."""
     global _granian_held
-    try:
-        signals: Any = importlib.import_module("granian._signals")
-    except ImportError:
+    signals: Any = sys.modules.get("granian._signals")  # a granian worker has it; no other process needs it
+    if signals is None:
         return
     import multiprocessing
     if multiprocessing.parent_process() is None or _granian_held:
