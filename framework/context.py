@@ -247,6 +247,11 @@ class Context:
         return self._state.error_style.name
 
     @property
+    def started(self) -> bool:
+        """Whether the application has started: ``ready()`` has completed, every ``on_ready`` hook with it."""
+        return self._state.started
+
+    @property
     def not_found_handler(self) -> Callable[..., Any] | None:
         """The not-found handler this context set itself, if any."""
         return self._not_found_handler
