@@ -208,10 +208,15 @@ def _hold_granian_signals(drain: _Drain) -> None:
     import multiprocessing
     if multiprocessing.parent_process() is None or _granian_held:
         return  # granian's main process stops its workers at once: they drain
-    original: Callable[..., None] = signals.set_main_signals
+    original: Callable[..., None] | None = getattr(signals, "set_main_signals", None)
+    if original is None:  # a private function of granian's: another release may not have it
+        logging.getLogger("framework").warning(
+            "health: this granian has no granian._signals.set_main_signals; SIGTERM is not held for the drain")
+        return
+    set_signals: Callable[..., None] = original  # (narrowed: a closure does not keep the narrowing)
 
     def set_main_signals(interrupt_handler: Any, reload_handler: Any = None) -> None:
-        original(interrupt_handler, reload_handler)
+        set_signals(interrupt_handler, reload_handler)
         drain.hold_in_thread(interrupt_handler)
 
     signals.set_main_signals = set_main_signals
