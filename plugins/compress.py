@@ -69,6 +69,8 @@ from framework.http.body import BODY_METHODS, OPTIONAL_BODY_METHODS, body_stream
 
 try:
     import brotli
+    if not hasattr(brotli.Decompressor, "can_accept_more_data"):
+        brotli = None  # before 1.2 a decoded chunk cannot be bounded: a br body could inflate unchecked
 except ImportError:  # optional: pip install framework[compress]
     brotli = None
 try:
@@ -334,7 +336,7 @@ class _Decoder:
         self._pending = b""  # input read but not yet given to the decoder
         self._eof = False
         if coding in ("gzip", "x-gzip", "deflate"):
-            # deflate: a zlib stream (RFC 9110), or the raw deflate some clients send (auto-detected below).
+            # deflate: a zlib stream, as RFC 9110 defines it (raw deflate is a 400).
             self._zlib = zlib.decompressobj(31 if coding != "deflate" else 15)
             self._step = self._zlib_step
         elif coding == "br":
