@@ -97,6 +97,11 @@ ALREADY_COMPRESSED: frozenset[str] = frozenset((
 _COMPRESSIBLE_IMAGES = frozenset(("image/svg+xml", "image/bmp", "image/x-icon", "image/vnd.microsoft.icon"))
 _OPTIONS = ("encodings", "threshold", "skip_types", "gzip_level", "brotli_quality", "zstd_level", "inflate")
 _NO_BODY = frozenset((204, 206, 304))
+_UNKNOWN = object()
+_COMMON_ACCEPT_ENCODINGS = (
+    "gzip", "br", "zstd", "identity", "*", "gzip, deflate", "gzip, deflate, br", "gzip, deflate, br, zstd",
+    "deflate, gzip", "deflate, gzip, br", "deflate, gzip, br, zstd", "br, gzip", "gzip, br", "gzip,deflate",
+    "gzip,deflate,br", "gzip, deflate, zstd", "br, gzip, deflate", "zstd, br, gzip")
 _CHUNK = 65536
 
 
@@ -238,6 +243,11 @@ class Compression:
         self.inflate = options.get("inflate", True)
         if not isinstance(self.inflate, bool):
             raise CompressOptionsError(f"compress: inflate has to be True or False, not {self.inflate!r}")
+        # What browsers, curl and HTTP libraries send, negotiated once here (parsing a header
+        # costs microseconds); any other value is parsed per request. A fixed table: request
+        # values never enter it.
+        self._common: Mapping[str, str | None] = {}
+        self._common = {value: self.negotiate(value) for value in _COMMON_ACCEPT_ENCODINGS}
         self._one_shot: Mapping[str, Callable[[bytes], bytes]] = {
             "gzip": lambda body: _gzip(body, self.gzip_level),
             "br": lambda body: brotli.compress(body, quality=self.brotli_quality),  # type: ignore[union-attr]
@@ -262,6 +272,9 @@ class Compression:
         """The coding to answer in for this ``Accept-Encoding`` (``None``: identity)."""
         if not accept_encoding:
             return None
+        known = self._common.get(accept_encoding, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known  # type: ignore[return-value]
         found: str | None = parse_accept_header(accept_encoding).best_match(self.encodings)
         return found
 

@@ -134,7 +134,8 @@ class ETagCheck:
             return payload  # a stream, a file, a werkzeug response: not ours to tag
         tag = reply.get_header("etag")
         if tag is None:
-            tag = quote_etag(self.hash(payload.encode() if kind is str else payload), self.weak)
+            digest = self.hash(payload.encode() if kind is str else payload)  # hex: a valid tag as is
+            tag = f'W/"{digest}"' if self.weak else f'"{digest}"'
             reply.header("etag", tag)
         environ = request.environ
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
