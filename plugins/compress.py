@@ -13,7 +13,7 @@ registers it and of that context's descendants, and to no other route::
 **Answers.** The coding is negotiated from the request's ``Accept-Encoding`` (parsed by
 werkzeug, q-values honoured: ``gzip;q=0`` refuses gzip even with ``*``; on equal q-values
 the order of ``encodings`` decides): ``br`` (with the ``brotli`` package), ``zstd`` (with
-the ``zstandard`` package) and ``gzip`` (:mod:`zlib`). ``pip install framework[compress]``
+the ``zstandard`` package) and ``gzip`` (``zlib``). ``pip install framework[compress]``
 installs both packages; without them, ``gzip`` alone is offered. Compressed are the
 answers of the routes in scope whose body is at least ``threshold`` bytes (default
 1024), whose status is neither ``206`` (a range of bytes is a range of the unencoded
@@ -57,9 +57,10 @@ Misconfiguration is refused when the plugin loads with a ``CompressOptionsError`
 """
 from __future__ import annotations
 
+import importlib
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Callable
+from collections.abc import Iterator, Mapping
+from typing import Any, Callable, Protocol, cast
 
 from werkzeug.http import parse_accept_header
 
@@ -67,16 +68,20 @@ from framework import Context, Reply, Request, plugin
 from framework.errors import create_error
 from framework.http.body import BODY_METHODS, OPTIONAL_BODY_METHODS, body_stream
 
-try:
-    import brotli
-    if not hasattr(brotli.Decompressor, "can_accept_more_data"):
-        brotli = None  # before 1.2 a decoded chunk cannot be bounded: a br body could inflate unchecked
-except ImportError:  # optional: pip install framework[compress]
-    brotli = None
-try:
-    import zstandard
-except ImportError:  # optional: pip install framework[compress]
-    zstandard = None
+
+
+def _optional(name: str) -> Any:
+    """The module ``name``, or ``None`` when it is not installed (``pip install framework[compress]``)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+brotli: Any = _optional("brotli")
+if brotli is not None and not hasattr(brotli.Decompressor, "can_accept_more_data"):
+    brotli = None  # before 1.2 a decoded chunk cannot be bounded: a br body could inflate unchecked
+zstandard: Any = _optional("zstandard")
 
 __all__ = ["compress", "CompressOptionsError", "UnsupportedContentEncodingError", "InvalidContentEncodingError",
            "ALREADY_COMPRESSED", "available_encodings"]
@@ -97,7 +102,6 @@ ALREADY_COMPRESSED: frozenset[str] = frozenset((
 _COMPRESSIBLE_IMAGES = frozenset(("image/svg+xml", "image/bmp", "image/x-icon", "image/vnd.microsoft.icon"))
 _OPTIONS = ("encodings", "threshold", "skip_types", "gzip_level", "brotli_quality", "zstd_level", "inflate")
 _NO_BODY = frozenset((204, 206, 304))
-_UNKNOWN = object()
 _COMMON_ACCEPT_ENCODINGS = (
     "gzip", "br", "zstd", "identity", "*", "gzip, deflate", "gzip, deflate, br", "gzip, deflate, br, zstd",
     "deflate, gzip", "deflate, gzip, br", "deflate, gzip, br, zstd", "br, gzip", "gzip, br", "gzip,deflate",
@@ -114,7 +118,13 @@ def available_encodings() -> tuple[str, ...]:
     return tuple(name for name, module in (("br", brotli), ("zstd", zstandard), ("gzip", zlib)) if module is not None)
 
 
-# Encoders: (one shot, a streaming encoder's factory whose object has compress(chunk) -> bytes with a flush).
+class _Encoder(Protocol):
+    """A streaming encoder: ``chunk(data)`` encodes and flushes, ``finish()`` ends the stream."""
+
+    def chunk(self, data: bytes) -> bytes: ...
+    def finish(self) -> bytes: ...
+
+
 class _GzipStream:
     def __init__(self, level: int) -> None:
         self._encoder = zlib.compressobj(level, zlib.DEFLATED, 31)
@@ -129,7 +139,7 @@ class _GzipStream:
 
 class _BrotliStream:
     def __init__(self, quality: int) -> None:
-        self._encoder = brotli.Compressor(quality=quality)  # type: ignore[union-attr]
+        self._encoder = brotli.Compressor(quality=quality)
 
     def chunk(self, data: bytes) -> bytes:
         return bytes(self._encoder.process(data)) + bytes(self._encoder.flush())
@@ -140,13 +150,13 @@ class _BrotliStream:
 
 class _ZstdStream:
     def __init__(self, level: int) -> None:
-        self._encoder = zstandard.ZstdCompressor(level=level).compressobj()  # type: ignore[union-attr]
+        self._encoder = zstandard.ZstdCompressor(level=level).compressobj()
 
     def chunk(self, data: bytes) -> bytes:
-        return self._encoder.compress(data) + self._encoder.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK)  # type: ignore[union-attr]
+        return bytes(self._encoder.compress(data) + self._encoder.flush(zstandard.COMPRESSOBJ_FLUSH_BLOCK))
 
     def finish(self) -> bytes:
-        return self._encoder.flush()
+        return bytes(self._encoder.flush())
 
 
 def _to_bytes(value: Any) -> bytes:
@@ -176,7 +186,7 @@ def _stream_chunks(payload: Any) -> Iterator[Any]:
 class _EncodedStream:
     """A stream's chunks, encoded and flushed one by one; closing it closes the source."""
 
-    def __init__(self, source: Any, encoder: Any) -> None:
+    def __init__(self, source: Any, encoder: _Encoder) -> None:
         self._source = source
         self._chunks = _stream_chunks(source)
         self._encoder = encoder
@@ -217,28 +227,29 @@ class Compression:
             if key not in _OPTIONS and key != "prefix":
                 raise CompressOptionsError(f"compress: unknown option {key!r}; known: {', '.join(_OPTIONS)}")
         available = available_encodings()
-        encodings = options.get("encodings", ("br", "zstd", "gzip"))
+        encodings: object = options.get("encodings", ("br", "zstd", "gzip"))
         if isinstance(encodings, str) or not isinstance(encodings, (list, tuple)) or not encodings:
             raise CompressOptionsError(f"compress: encodings has to be a non-empty list of 'br', 'zstd', 'gzip', "
                                        f"not {encodings!r}")
-        for name in encodings:
+        names = cast("list[object]", list(encodings))  # pyright: ignore[reportUnknownArgumentType]
+        for name in names:
             if name not in ("br", "zstd", "gzip"):
                 raise CompressOptionsError(f"compress: unknown encoding {name!r}; known: 'br', 'zstd', 'gzip'")
         #: The codings offered, by preference.
-        self.encodings: tuple[str, ...] = tuple(name for name in encodings if name in available)
+        self.encodings: tuple[str, ...] = tuple(str(name) for name in names if name in available)
         if not self.encodings:
-            raise CompressOptionsError(f"compress: none of {list(encodings)} can be used here (pip install "
+            raise CompressOptionsError(f"compress: none of {names} can be used here (pip install "
                                        "framework[compress] for br and zstd)")
         self.threshold = _integer(options, "threshold", 1024, 0, None)
         self.gzip_level = _integer(options, "gzip_level", 6, 0, 9)
         self.brotli_quality = _integer(options, "brotli_quality", 4, 0, 11)
         self.zstd_level = _integer(options, "zstd_level", 3, -7, 22)
-        skip = options.get("skip_types", ALREADY_COMPRESSED)
-        if isinstance(skip, str) or not isinstance(skip, (frozenset, set, list, tuple)) or \
-                not all(isinstance(item, str) and "/" in item for item in skip):
+        skip: object = options.get("skip_types", ALREADY_COMPRESSED)
+        items = cast("list[object]", list(skip)) if isinstance(skip, (frozenset, set, list, tuple)) else None  # pyright: ignore[reportUnknownArgumentType]
+        if items is None or not all(isinstance(item, str) and "/" in item for item in items):
             raise CompressOptionsError(f"compress: skip_types has to be a set of media types ('image/png', "
                                        f"'image/*'), not {skip!r}")
-        self.skip_types = frozenset(item.lower() for item in skip)
+        self.skip_types = frozenset(str(item).lower() for item in items)
         self.skip_majors = frozenset(item[:-1] for item in self.skip_types if item.endswith("/*"))
         self.inflate = options.get("inflate", True)
         if not isinstance(self.inflate, bool):
@@ -250,10 +261,10 @@ class Compression:
         self._common = {value: self.negotiate(value) for value in _COMMON_ACCEPT_ENCODINGS}
         self._one_shot: Mapping[str, Callable[[bytes], bytes]] = {
             "gzip": lambda body: _gzip(body, self.gzip_level),
-            "br": lambda body: brotli.compress(body, quality=self.brotli_quality),  # type: ignore[union-attr]
-            "zstd": lambda body: zstandard.ZstdCompressor(level=self.zstd_level).compress(body),  # type: ignore[union-attr]
+            "br": lambda body: brotli.compress(body, quality=self.brotli_quality),
+            "zstd": lambda body: zstandard.ZstdCompressor(level=self.zstd_level).compress(body),
         }
-        self._streams: Mapping[str, Callable[[], Any]] = {
+        self._streams: Mapping[str, Callable[[], _Encoder]] = {
             "gzip": lambda: _GzipStream(self.gzip_level),
             "br": lambda: _BrotliStream(self.brotli_quality),
             "zstd": lambda: _ZstdStream(self.zstd_level),
@@ -272,9 +283,8 @@ class Compression:
         """The coding to answer in for this ``Accept-Encoding`` (``None``: identity)."""
         if not accept_encoding:
             return None
-        known = self._common.get(accept_encoding, _UNKNOWN)
-        if known is not _UNKNOWN:
-            return known  # type: ignore[return-value]
+        if accept_encoding in self._common:
+            return self._common[accept_encoding]
         found: str | None = parse_accept_header(accept_encoding).best_match(self.encodings)
         return found
 
@@ -285,14 +295,14 @@ class Compression:
             return payload
         if status < 200 or status in _NO_BODY or payload is None or reply.has_header("content-encoding"):
             return payload
-        kind = type(payload)
+        kind = type(cast(object, payload))
         streamed = kind is not str and kind is not bytes and kind is not bytearray and kind is not memoryview
-        if streamed and not (isinstance(payload, Iterator) or hasattr(payload, "read")):
+        if streamed and not _is_stream(payload):
             return payload  # a werkzeug response answers by itself
         content_type = reply.get_header("content-type")
         if type(content_type) is str and self._skipped(content_type):
             return payload
-        if not streamed and len(payload) < self.threshold:
+        if not streamed and len(cast(bytes, payload)) < self.threshold:
             return payload
         _vary(reply)
         coding = self.negotiate(request.environ.get("HTTP_ACCEPT_ENCODING"))
@@ -315,6 +325,11 @@ class Compression:
         tag = reply.get_header("etag")
         if type(tag) is str and tag.startswith('"') and self.negotiate(request.environ.get("HTTP_ACCEPT_ENCODING")):
             reply.header("etag", "W/" + tag)
+
+
+def _is_stream(payload: Any) -> bool:
+    """An iterator or a file object (what the framework streams), not a werkzeug response."""
+    return isinstance(payload, Iterator) or hasattr(payload, "read")
 
 
 def _gzip(body: bytes, level: int) -> bytes:
@@ -353,10 +368,10 @@ class _Decoder:
             self._zlib = zlib.decompressobj(31 if coding != "deflate" else 15)
             self._step = self._zlib_step
         elif coding == "br":
-            self._brotli = brotli.Decompressor()  # type: ignore[union-attr]
+            self._brotli = brotli.Decompressor()
             self._step = self._brotli_step
         else:  # zstd: its stream reader returns at most what is asked
-            self._zstd = zstandard.ZstdDecompressor(max_window_size=1 << 23).stream_reader(raw, read_size=_CHUNK)  # type: ignore[union-attr]
+            self._zstd = zstandard.ZstdDecompressor(max_window_size=1 << 23).stream_reader(raw, read_size=_CHUNK)
             self._step = self._zstd_step
 
     def readable(self) -> bool:
@@ -366,7 +381,8 @@ class _Decoder:
         if self._pending:
             data, self._pending = self._pending, b""
             return data
-        return self._raw.read(_CHUNK)
+        read: bytes = self._raw.read(_CHUNK)
+        return read
 
     def _zlib_step(self, size: int) -> bytes:
         decoder = self._zlib
@@ -397,15 +413,15 @@ class _Decoder:
                 raise InvalidContentEncodingError("br")
             try:
                 out = decoder.process(data, output_buffer_limit=size)
-            except brotli.error:  # type: ignore[union-attr]
+            except brotli.error:
                 raise InvalidContentEncodingError("br") from None
             if out:
                 return bytes(out)
 
     def _zstd_step(self, size: int) -> bytes:
         try:
-            return self._zstd.read(size)
-        except zstandard.ZstdError:  # type: ignore[union-attr]
+            return bytes(self._zstd.read(size))
+        except zstandard.ZstdError:
             raise InvalidContentEncodingError("zstd") from None
 
     def read(self, size: int | None = -1) -> bytes:
@@ -461,16 +477,20 @@ _BODY_METHODS = BODY_METHODS | OPTIONAL_BODY_METHODS
 
 def _install(hook: Compression, options: dict[str, Any]) -> None:
     """Put this registration's hook last among a route's own ``on_send`` hooks (in place of an ancestor's)."""
-    listed = options.get("on_send")
-    hooks = [] if listed is None else list(listed) if isinstance(listed, (list, tuple)) else [listed]
-    options["on_send"] = [*(h for h in hooks if not isinstance(h, Compression)), hook]
+    listed: object = options.get("on_send")
+    hooks = cast("list[object]", [] if listed is None else list(listed) if isinstance(listed, (list, tuple))  # pyright: ignore[reportUnknownArgumentType]
+                 else [listed])
+    options["on_send"] = [*(other for other in hooks if not isinstance(other, Compression)), hook]
 
 
 def _compress(instance: Context, opts: Mapping[str, Any]) -> None:
     hook = Compression(dict(opts or {}))
     for route in instance.routes():  # routes declared before the plugin loaded
         _install(hook, route.options)
-    instance.add_hook("on_route", lambda options: _install(hook, options))
+    def install(options: dict[str, Any]) -> None:
+        _install(hook, options)
+
+    instance.add_hook("on_route", install)
     if hook.inflate:
         codings = tuple(coding for coding in ("br", "zstd") if coding in available_encodings())
         instance.add_hook("pre_parsing", Inflation(codings, instance.body_limit))

@@ -51,7 +51,7 @@ documented.
 Options:
 
 ``algorithm``
-    ``"blake2b"`` (default) or ``"sha256"`` (its first 16 bytes), from :mod:`hashlib`.
+    ``"blake2b"`` (default) or ``"sha256"`` (its first 16 bytes), from ``hashlib``.
 ``weak``
     ``True`` sends ``W/"..."`` tags (the body may change in ways that do not matter).
 ``routes``
@@ -67,7 +67,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from werkzeug.http import parse_date, parse_etags, quote_etag, unquote_etag
 
@@ -122,14 +122,15 @@ class ETagCheck:
 
     def tag_payload(self, request: Request, reply: Reply, payload: Any) -> Any:
         """The ``pre_serialization`` hook of a route with a callable ``config["etag"]``."""
-        if reply.status_code == 200 and not reply.has_header("etag"):
-            reply.header("etag", _quoted(str(self.compute(request, payload))))  # type: ignore[misc]
+        compute = self.compute
+        if compute is not None and reply.status_code == 200 and not reply.has_header("etag"):
+            reply.header("etag", _quoted(str(compute(request, payload))))
         return payload
 
     def __call__(self, request: Request, reply: Reply, payload: Any) -> Any:
         if reply.status_code != 200:
             return payload
-        kind = type(payload)
+        kind = type(cast(object, payload))
         if kind is not str and kind is not bytes:
             return payload  # a stream, a file, a werkzeug response: not ours to tag
         tag = reply.get_header("etag")
@@ -208,7 +209,10 @@ def precondition(request: Request, etag: str | None, last_modified: datetime.dat
 def _listed(value: Any) -> list[Any]:
     if value is None:
         return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    if isinstance(value, (list, tuple)):
+        items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+        return items
+    return [value]
 
 
 class ETags:
@@ -238,12 +242,12 @@ class ETags:
                                                                     (ETagCheck, PreconditionRequired))]
             if len(kept) != len(listed):
                 options[name] = kept or None
-        config = options.get("config") or {}
+        config = cast("Mapping[str, Any]", options.get("config") or {})
         methods = {str(method).upper() for method in _listed(options.get("method"))}
         wanted = config.get("etag", self.routes == "all")
         if wanted is not False and methods & _SAFE:
             if callable(wanted):
-                check = ETagCheck(self.algorithm, self.weak, wanted)
+                check = ETagCheck(self.algorithm, self.weak, cast("Callable[[Request, Any], str]", wanted))
                 options["pre_serialization"] = [*_listed(options.get("pre_serialization")), check.tag_payload]
             elif wanted is True:
                 check = self.check
