@@ -34,7 +34,8 @@ other ``on_send`` hook of the route, whatever the order of registration.
 gzip``, ``deflate``, ``br`` or ``zstd`` (one, or a list of them, applied in the order
 given) is decoded as the body parser reads it: the route's ``body_limit`` applies to the
 decoded bytes, and a body that would inflate past it is a ``413`` as soon as the limit is
-reached (nothing more is decoded: a "zip bomb" costs at most the limit in memory). A coding
+reached (nothing more is decoded: a "zip bomb" costs at most the limit in memory). The
+decoding hook goes on the routes whose methods take a body, and no other. A coding
 the plugin does not know (or whose package is missing) is a ``415``; a body that is not
 valid in its coding, a ``400``. ``identity`` is no coding.
 
@@ -475,25 +476,41 @@ class Inflation:
 _BODY_METHODS = BODY_METHODS | OPTIONAL_BODY_METHODS
 
 
-def _install(hook: Compression, options: dict[str, Any]) -> None:
-    """Put this registration's hook last among a route's own ``on_send`` hooks (in place of an ancestor's)."""
-    listed: object = options.get("on_send")
-    hooks = cast("list[object]", [] if listed is None else list(listed) if isinstance(listed, (list, tuple))  # pyright: ignore[reportUnknownArgumentType]
-                 else [listed])
-    options["on_send"] = [*(other for other in hooks if not isinstance(other, Compression)), hook]
+def _own(options: dict[str, Any], name: str) -> list[object]:
+    listed: object = options.get(name)
+    if listed is None:
+        return []
+    if isinstance(listed, (list, tuple)):
+        items: list[object] = list(listed)  # pyright: ignore[reportUnknownArgumentType]
+        return items
+    return [listed]
+
+
+def _install(hook: Compression, inflation: "Inflation | None", options: dict[str, Any]) -> None:
+    """Put this registration's hooks into a route's own (in place of an ancestor's): the
+    encoding hook last among its ``on_send`` hooks, the decoding hook on a route whose
+    methods have bodies (other routes pay nothing for it)."""
+    options["on_send"] = [*(other for other in _own(options, "on_send") if not isinstance(other, Compression)), hook]
+    parsing = [other for other in _own(options, "pre_parsing") if not isinstance(other, Inflation)]
+    methods = {str(method).upper() for method in _own(options, "method")}
+    if inflation is not None and methods & _BODY_METHODS:
+        parsing.append(inflation)
+    options["pre_parsing"] = parsing or None
 
 
 def _compress(instance: Context, opts: Mapping[str, Any]) -> None:
     hook = Compression(dict(opts or {}))
-    for route in instance.routes():  # routes declared before the plugin loaded
-        _install(hook, route.options)
-    def install(options: dict[str, Any]) -> None:
-        _install(hook, options)
-
-    instance.add_hook("on_route", install)
+    inflation: Inflation | None = None
     if hook.inflate:
         codings = tuple(coding for coding in ("br", "zstd") if coding in available_encodings())
-        instance.add_hook("pre_parsing", Inflation(codings, instance.body_limit))
+        inflation = Inflation(codings, instance.body_limit)
+
+    def install(options: dict[str, Any]) -> None:
+        _install(hook, inflation, options)
+
+    for route in instance.routes():  # routes declared before the plugin loaded
+        install(route.options)
+    instance.add_hook("on_route", install)
 
 
 _compress.__doc__ = __doc__

@@ -291,3 +291,16 @@ def test_identity_and_inflate_false():
     answer = off.inject(method="POST", url="/raw", body=encoded,
                         headers={"content-type": "application/octet-stream", "content-encoding": "gzip"})
     assert answer.json() == {"size": len(encoded)}
+
+
+def test_routes_declared_before_the_plugin_loaded_get_it_and_only_body_routes_decode():
+    app = Framework()
+    app.post("/early", lambda request, reply: {"size": len(request.body["data"])})
+    app.get("/read", lambda request, reply: BIG)
+    app.register(compress)
+    answer = app.inject(method="POST", url="/early", body=gzip.compress(DOC),
+                        headers={"content-type": "application/json", "content-encoding": "gzip"})
+    assert answer.json() == {"size": 10000}
+    assert app.inject(url="/read", headers={"accept-encoding": "gzip"}).headers["content-encoding"] == "gzip"
+    assert "Inflation" not in str(app.explain("GET", "/read"))  # a route without a body pays nothing for it
+    assert "Inflation" in str(app.explain("POST", "/early"))
