@@ -90,8 +90,11 @@ _ALGORITHMS: Mapping[str, Callable[[bytes], str]] = {
 _OPTIONS = ("algorithm", "weak", "routes")
 _SAFE = frozenset(("GET", "HEAD"))
 _NOT_MODIFIED = {"description": "Not Modified (the representation named by If-None-Match is current)"}
-_FAILED = {"description": "Precondition Failed (If-Match, If-None-Match or If-Unmodified-Since is false)"}
-_REQUIRED = {"description": "Precondition Required (send If-Match)"}
+# The framework's error body, as framework.plugins.openapi names it (a problem document under errors="problem+json").
+_ERROR_CONTENT = {"application/json": {"schema": {"$ref": "#/components/schemas/FrameworkError"}}}
+_FAILED = {"description": "Precondition Failed (If-Match, If-None-Match or If-Unmodified-Since is false)",
+           "content": _ERROR_CONTENT}
+_REQUIRED = {"description": "Precondition Required (send If-Match)", "content": _ERROR_CONTENT}
 
 
 class ETagOptionsError(ValueError):

@@ -207,3 +207,18 @@ def test_openapi_documents_304_and_412():
     assert "304" in paths["get"]["responses"]
     assert {"412", "428"} <= set(paths["put"]["responses"])
     assert "304" not in paths["put"]["responses"]
+    assert paths["put"]["responses"]["412"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/FrameworkError"}
+    assert "FrameworkError" in app.openapi()["components"]["schemas"]
+
+
+def test_openapi_documents_412_as_a_problem_under_problem_json():
+    pytest.importorskip("jsonschema")
+    from framework.plugins.openapi import openapi
+    app = Framework(errors="problem+json")
+    app.register(etag)
+    app.put("/doc", {"config": {"precondition": True}}, lambda request, reply: {"ok": True})
+    app.register(openapi, route_prefix=None)
+    app.ready()
+    response = app.openapi()["paths"]["/doc"]["put"]["responses"]["412"]
+    assert list(response["content"]) == ["application/problem+json"]
