@@ -6,7 +6,8 @@ feature turned on, and a request that exercises it (a valid bearer key, an allow
 header the feature adds), then timed in-process like the in-process runner: interleaved
 rounds in a shuffled order, so machine noise hits every variant alike. The report gives,
 per feature, the median over rounds of the extra microseconds per request against the
-bare application timed in the same round, and the rate ratio.
+bare application timed in the same round, and the rate ratio. The compression rows answer
+a 2 KB JSON document instead: their cost is against the ``bare 2 KB`` row.
 
 The session rows (``framework.plugins.session``, cookie store, a valid session cookie in
 the request) are the plugin with a hook reading ``request.session`` (the signature checked,
@@ -253,6 +254,26 @@ class Feature:
     setup: Callable[[Any], None] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     header: str | None = None
+    #: The answer of ``GET /hello`` instead of S1's (``PAYLOAD_2KB``: the compression rows).
+    body: Any = None
+
+
+#: A 2 KB JSON answer, for the compression rows (and their own bare baseline).
+PAYLOAD_2KB = {"items": [{"id": i, "name": f"item number {i:04d}", "in_stock": i % 3 == 0} for i in range(40)]}
+
+
+def _etag(app: Any) -> None:
+    from framework.plugins.etag import etag
+
+    app.register(etag)
+
+
+def _compress(*encodings: str) -> Callable[[Any], None]:
+    def setup(app: Any) -> None:
+        from framework.plugins.compress import compress
+
+        app.register(compress, encodings=encodings)
+    return setup
 
 
 FEATURES = (
@@ -282,6 +303,12 @@ FEATURES = (
     Feature("pressure in_flight", setup=_under_pressure(max_in_flight=10_000)),
     Feature("pressure all limits", setup=_under_pressure(max_in_flight=10_000, max_rss_bytes=1 << 50,
                                                         max_p99_latency=60.0)),
+    Feature("etag", setup=_etag, header="etag"),
+    Feature("bare 2 KB", body=PAYLOAD_2KB),
+    Feature("compress gzip 2 KB", setup=_compress("gzip"), headers={"accept-encoding": "gzip"},
+            header="content-encoding", body=PAYLOAD_2KB),
+    Feature("compress br 2 KB", setup=_compress("br", "gzip"), headers={"accept-encoding": "br, gzip"},
+            header="content-encoding", body=PAYLOAD_2KB),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),
@@ -298,7 +325,8 @@ def create_app(feature: Feature) -> Any:
     app = Framework(**options)
     if feature.setup is not None:
         feature.setup(app)
-    app.get("/hello", lambda request, reply: scenarios.HELLO)
+    answer = scenarios.HELLO if feature.body is None else feature.body
+    app.get("/hello", lambda request, reply: answer)
     app.ready()
     return app
 
@@ -315,10 +343,30 @@ def _environ(feature: Feature) -> tuple[dict[str, Any], bytes]:
 def check(app: Any, feature: Feature) -> str | None:
     """None when the variant answers S1 with the feature at work, else a reason."""
     status, headers, data = call_environ(app, *_environ(feature))
+    if feature.body is not None:
+        return _judge_payload(feature, status, headers, data)
     reason = scenarios.S1.judge_body(status, data)
     if reason is None and feature.header and not any(name.lower() == feature.header for name, _ in headers):
         reason = f"no {feature.header} header in the answer"
     return reason
+
+
+def _judge_payload(feature: Feature, status: int, headers: list[tuple[str, str]], data: bytes) -> str | None:
+    """None when the answer is ``feature.body`` (decoded from its Content-Encoding), else a reason."""
+    import gzip
+    import json
+
+    coding = next((value for name, value in headers if name.lower() == "content-encoding"), None)
+    if feature.header == "content-encoding" and coding is None:
+        return "the answer was not compressed"
+    if coding == "gzip":
+        data = gzip.decompress(data)
+    elif coding == "br":
+        import brotli
+        data = brotli.decompress(data)
+    if status != 200 or json.loads(data) != feature.body:
+        return f"status {status}, not the 2 KB document"
+    return None
 
 
 def run(rounds: int = 11, batch_seconds: float = 0.15, fixed_calls: int | None = None, seed: int = 1,

@@ -252,6 +252,12 @@ class Context:
         return self._state.started
 
     @property
+    def body_limit(self) -> int:
+        """The application's ``body_limit`` (bytes), which a route's own ``body_limit`` option
+        replaces (for plugins that read bodies themselves)."""
+        return self._state.body_limit
+
+    @property
     def not_found_handler(self) -> Callable[..., Any] | None:
         """The not-found handler this context set itself, if any."""
         return self._not_found_handler

@@ -49,7 +49,8 @@ Options:
     route bearer_auth or auth guards the ``401``, with the framework's error body
     (``components/schemas/FrameworkError``), unless the route declares that status (or its
     class) itself; so are the answers a route's own hooks declare in an ``openapi_responses``
-    attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits). In an
+    attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits, the ``304``
+    and ``412`` of ``framework.plugins.etag``). In an
     application made with ``Framework(errors="problem+json")``, these are
     ``application/problem+json`` with the RFC 9457 body (``components/schemas/Problem``).
 ``remove_additional``
@@ -636,9 +637,10 @@ def _as_problem(response: dict[str, Any]) -> dict[str, Any]:
 def _hook_responses(route: Route) -> dict[str, Any]:
     """The answers a route's own request hooks say they may send: a hook with an
     ``openapi_responses`` attribute (status -> OpenAPI response object), such as the check
-    ``framework.plugins.rate_limit`` puts on each route it limits (its ``429``)."""
+    ``framework.plugins.rate_limit`` puts on each route it limits (its ``429``), or the
+    ``on_send`` hook of ``framework.plugins.etag`` (its ``304``)."""
     found: dict[str, Any] = {}
-    for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler"):
+    for name in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "on_send"):
         for hook in route.own_hooks(name):
             found.update(getattr(hook, "openapi_responses", None) or {})
     return found
