@@ -17,29 +17,48 @@ Both engines turn a schema into Python source at start-up, then ``compile()`` an
   same machine and run: ``python -m benchmarks --runners startup``). The serializer
   writes property names out (they are the JSON text it emits, a ``LOAD_CONST`` on the
   hot path) and binds the rest (sets, defaults, compiled patterns) as constants;
+- string literals written out (:meth:`Emitter.literal`) do not make a new shape either:
+  the code is compiled once with a placeholder constant in each literal's place, and each
+  schema gets that code object with its own strings put in its constants
+  (``code.replace(co_consts=...)``, see :class:`CodeCache`). The serializer's code stays a
+  ``LOAD_CONST`` per property name, and 1,000 distinct response schemas of one shape
+  compile once instead of 1,000 times;
 - :func:`comment`: schema text in a comment, ``repr()``-quoted after ``#`` so that no
   character of it (a newline in a property name) can end the comment;
-- :class:`CodeCache`, :func:`run`, :func:`load`: compile once per distinct source (thread-safe),
-  register the source with :mod:`linecache` so tracebacks through generated code show
-  its real lines, and ``exec`` it in its namespace.
+- :class:`CodeCache`, :func:`load`, :func:`load_lazy`: compile once per distinct shape
+  (thread-safe) and ``exec`` the module in its namespace, under a file name of its own.
 
-Comments do not change a code object, so :func:`load` compiles the *code* of a source
-(its lines without comments) once and gives each full source (comments included) its
-own file name: schemas whose code differs only in constants share the compiled code,
-and each traceback still shows its own schema's paths.
+Generated source is kept only on demand. A generated module's namespace is given a
+``__loader__`` (:class:`GeneratedSource`) whose ``get_source()`` renders the module's
+source when something asks: :mod:`linecache` asks it (``linecache.lazycache``, which
+:mod:`traceback` calls with the frame's globals) when a traceback goes through generated
+code, so tracebacks show the real lines; :func:`generated_source` asks it for a compiled
+function. :func:`load_lazy` keeps no text at all: its ``render`` regenerates the source
+from the schema (generation is deterministic). Keeping every source registered in
+``linecache`` cost 25-40 MB of RSS at 1,000 distinct routes.
+
+The file name of a generated module is ``<validator 12>.py``: ``linecache`` consults a
+``__loader__`` only for names that are not of the ``<...>`` form.
 """
 from __future__ import annotations
 
 import itertools
-import linecache
+import re
 import threading
+from collections.abc import Callable, Sequence
 from types import CodeType
 from typing import Any
 
-__all__ = ["Emitter", "Constants", "CodeCache", "comment", "literal", "load", "run"]
+__all__ = ["Emitter", "Constants", "CodeCache", "GeneratedSource", "comment", "generated_source", "literal",
+           "load", "load_lazy", "run"]
 
 # repr() of an int longer than this many digits raises (sys.int_info.str_digits_check_threshold).
 _LONGEST_INT_LITERAL = 10 ** 600
+# A string literal in an emitter's lines is this token (NUL never reaches a line otherwise:
+# schema text arrives through repr(), which escapes it); the code compiled for the shape
+# holds the placeholder constant _PLACEHOLDER + index in its place.
+_TOKEN = re.compile("\x00([0-9]+)\x00")
+_PLACEHOLDER = "\x00#"
 
 
 def literal(value: Any) -> str | None:
@@ -95,6 +114,25 @@ class Emitter:
         self.indent = 0
         #: a comment for the next line emitted (e.g. the schema path a block starts).
         self.pending_comment: str | None = None
+        #: the strings written out as literals (:meth:`literal`), in token order.
+        self.literals: list[str] = []
+        self._tokens: dict[str, str] = {}
+
+    def literal(self, value: Any) -> str | None:
+        """Source text for ``value`` as a literal (:func:`literal`), or ``None`` when it has none.
+
+        A string comes back as a token that :meth:`source` writes as its ``repr()`` and
+        :meth:`code` as a placeholder: the compiled code depends on where strings are, not
+        on what they say (see :class:`CodeCache`).
+        """
+        text = literal(value)
+        if text is None or not isinstance(value, str):
+            return text
+        token = self._tokens.get(text)
+        if token is None:
+            token = self._tokens[text] = f"\x00{len(self.literals)}\x00"
+            self.literals.append(str.__str__(value))  # the plain str, as the literal reads
+        return token
 
     def line(self, code: str, note: str | None = None) -> _Block:
         """Append ``code`` (never ``str.format``-ed); usable as ``with`` to indent a block.
@@ -118,13 +156,20 @@ class Emitter:
         del self.comments[length:]
 
     def code(self) -> str:
-        """The source without comments: what the compiled code depends on."""
-        return "\n".join(self.lines) + "\n"
+        """The source without comments, string literals as placeholders: what the compiled
+        code depends on (its shape)."""
+        text = "\n".join(self.lines) + "\n"
+        if self.literals:
+            text = _TOKEN.sub(lambda match: repr(_PLACEHOLDER + match[1]), text)
+        return text
 
     def source(self, header: str = "") -> str:
         """The readable source: ``header`` (comment lines), then each line with its comment."""
         body = "\n".join(line if note is None else f"{line}  {note}"
                          for line, note in zip(self.lines, self.comments))
+        if self.literals:
+            literals = self.literals
+            body = _TOKEN.sub(lambda match: str.__repr__(literals[int(match[1])]), body)
         return header + body + "\n"
 
 
@@ -135,15 +180,17 @@ class Constants:
     The table keeps every value alive, so identities stay unique while generating.
     """
 
-    def __init__(self, namespace: dict[str, Any]) -> None:
+    def __init__(self, namespace: dict[str, Any], emitter: Emitter | None = None) -> None:
         self.namespace = namespace
+        # Strings go through the emitter's literals (shape-shared code) when there is one.
+        self._literal: Callable[[Any], str | None] = emitter.literal if emitter is not None else literal
         self._names: dict[int, str] = {}
         self._keep: list[Any] = []
         self._count = 0
 
     def source(self, value: Any, kind: str = "c") -> str:
         """Source text for ``value``: its :func:`literal`, else the name of a constant."""
-        written = literal(value)
+        written = self._literal(value)
         return written if written is not None else self.name(value, kind)
 
     def name(self, value: Any, kind: str = "c") -> str:
@@ -159,50 +206,86 @@ class Constants:
         return found
 
 
-def _renamed(code: CodeType, filename: str) -> CodeType:
-    """``code`` (and the functions defined in it) as if compiled from ``filename``."""
-    consts = tuple(_renamed(const, filename) if isinstance(const, CodeType) else const
-                   for const in code.co_consts)
+def _instantiated(code: CodeType, filename: str, strings: dict[str, str]) -> CodeType:
+    """``code`` (and the functions defined in it) as if compiled from ``filename``, each
+    placeholder constant replaced by its string (also inside the tuples and frozensets
+    the compiler folds constants into: a dict literal's keys, ``x in ("a", "b")``)."""
+    consts = tuple(_constant(const, filename, strings) for const in code.co_consts)
     return code.replace(co_filename=filename, co_consts=consts)
 
 
+def _constant(const: Any, filename: str, strings: dict[str, str]) -> Any:
+    kind = type(const)
+    if kind is str:
+        return strings.get(const, const)
+    if kind is CodeType:
+        return _instantiated(const, filename, strings)
+    if kind is tuple:
+        return tuple(_constant(item, filename, strings) for item in const)
+    if kind is frozenset:
+        return frozenset(_constant(item, filename, strings) for item in const)
+    return const
+
+
 class CodeCache:
-    """Compiled module code by comment-free source, bounded; safe to share between threads."""
+    """Compiled module code by shape (comment-free source, string literals as placeholders),
+    bounded; safe to share between threads."""
 
     def __init__(self, kind: str, size: int = 4096) -> None:
         self.kind = kind
         self.size = size
         self._code: dict[str, CodeType] = {}
-        self._files: dict[str, str] = {}  # full source -> its registered file name
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
 
-    def code_for(self, code_text: str, source: str) -> CodeType:
-        """The code object of ``source`` (whose comment-free text is ``code_text``)."""
-        with self._lock:
-            filename = self._files.get(source)
-            code = self._code.get(code_text)
-            if filename is not None and code is not None and code.co_filename == filename:
-                return code
-            if len(self._code) >= self.size or len(self._files) >= self.size:
-                self._clear()
-            if filename is None:
-                filename = f"<{self.kind} {next(self._numbers)}>"
-                self._files[source] = filename
-                # Tracebacks through generated code show its lines (mtime None: kept by
-                # linecache.checkcache()).
-                linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-            if code is None:
-                code = self._code[code_text] = compile(code_text, filename, "exec")
-            if code.co_filename != filename:
-                code = _renamed(code, filename)
-            return code
+    def filename(self) -> str:
+        """A new module file name, ``<kind n>.py``."""
+        return f"<{self.kind} {next(self._numbers)}>.py"
 
-    def _clear(self) -> None:
-        for filename in self._files.values():
-            linecache.cache.pop(filename, None)
-        self._files.clear()
-        self._code.clear()
+    def code_for(self, code_text: str, filename: str, literals: Sequence[str] = ()) -> CodeType:
+        """The code of the module whose shape is ``code_text``, named ``filename``, with
+        ``literals`` (:attr:`Emitter.literals`) in its placeholders' places."""
+        with self._lock:
+            code = self._code.get(code_text)
+            if code is None:
+                if len(self._code) >= self.size:
+                    self._code.clear()
+                code = self._code[code_text] = compile(code_text, filename, "exec")
+        return _instantiated(code, filename, {_PLACEHOLDER + str(index): text
+                                              for index, text in enumerate(literals)})
+
+
+class GeneratedSource:
+    """The ``__loader__`` of a generated module: ``get_source()`` renders its source when
+    asked (by :mod:`linecache` for a traceback, by :func:`generated_source`)."""
+
+    __slots__ = ("render",)
+
+    def __init__(self, render: Callable[[], str]) -> None:
+        self.render = render
+
+    def get_source(self, name: str | None = None) -> str:
+        """The module's source (``name``, the module's ``__name__``, is not needed)."""
+        return self.render()
+
+
+def generated_source(function: Callable[..., Any]) -> str:
+    """The source of the generated module that defines ``function`` (a serializer, a
+    validator's ``generated`` function), rendered now."""
+    loader = getattr(function, "__globals__", {}).get("__loader__")
+    if not isinstance(loader, GeneratedSource):
+        raise TypeError(f"{function!r} is not a generated function")
+    return loader.get_source()
+
+
+def _execute(cache: CodeCache, namespace: dict[str, Any], code_text: str, literals: Sequence[str],
+             render: Callable[[], str]) -> None:
+    filename = cache.filename()
+    # linecache.lazycache() (which traceback calls with the frame's globals) asks the
+    # module's __loader__ for the source of a file name that is not on disk.
+    namespace["__name__"] = filename
+    namespace["__loader__"] = GeneratedSource(render)
+    exec(cache.code_for(code_text, filename, literals), namespace)  # noqa: S102
 
 
 def run(cache: CodeCache, namespace: dict[str, Any], source: str, code_text: str | None = None) -> None:
@@ -211,12 +294,20 @@ def run(cache: CodeCache, namespace: dict[str, Any], source: str, code_text: str
     ``code_text``: the same source without its comments (:meth:`Emitter.code`), which
     lets sources that differ only in comments share one compilation.
     """
-    exec(cache.code_for(source if code_text is None else code_text, source), namespace)  # noqa: S102
+    _execute(cache, namespace, source if code_text is None else code_text, (), lambda: source)
 
 
 def load(cache: CodeCache, emitter: Emitter, namespace: dict[str, Any], header: str = "") -> str:
-    """Compile (through ``cache``) and ``exec`` the emitted module in ``namespace``; return its source."""
+    """Compile (through ``cache``) and ``exec`` the emitted module in ``namespace``; return its
+    source (kept, for tracebacks: :func:`load_lazy` keeps none)."""
     source = emitter.source(header)
     # The header adds lines above the code: compile the code at the same line numbers.
-    run(cache, namespace, source, "\n" * header.count("\n") + emitter.code())
+    _execute(cache, namespace, "\n" * header.count("\n") + emitter.code(), emitter.literals, lambda: source)
     return source
+
+
+def load_lazy(cache: CodeCache, emitter: Emitter, namespace: dict[str, Any], header: str,
+              render: Callable[[], str]) -> None:
+    """As :func:`load`, keeping no source: ``render()`` (which regenerates it, the same text
+    as ``emitter.source(header)``) is called when a traceback or a reader needs it."""
+    _execute(cache, namespace, "\n" * header.count("\n") + emitter.code(), emitter.literals, render)

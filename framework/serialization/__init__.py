@@ -72,10 +72,11 @@ from __future__ import annotations
 
 import json
 import threading
+from functools import partial
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..schemas.codegen import CodeCache, load
+from ..schemas.codegen import CodeCache, load_lazy
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas.store import RefIndex, draft07_meta_schema
 from ..schemas.keywords import StrictMode
@@ -129,6 +130,10 @@ def _cache_key(schema: Any, index: RefIndex) -> str:
     return json.dumps([schema, index.reached], sort_keys=True, default=repr)
 
 
+def _render(schema: Any, shared: Mapping[str, Any], index: RefIndex, compile_validator: ValidatorCompiler) -> str:
+    return SerializerGenerator(schema, shared, index, compile_validator).source
+
+
 def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     """The Python source generated for ``schema``: readable, for debugging and inspection.
 
@@ -171,8 +176,9 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
             return serializer
         generator = SerializerGenerator(schema, shared, index, compile_validator)
         namespace = generator.namespace
-        source = load(_CODE_CACHE, generator.emitter, namespace, generator.HEADER)
+        # No source kept: regenerated when a traceback or generated_source(serializer) asks.
+        render = partial(_render, schema, shared, index, compile_validator)
+        load_lazy(_CODE_CACHE, generator.emitter, namespace, generator.HEADER, render)
         compiled: Serializer = namespace["serialize"]  # the generated module defines it
-        compiled.source = source  # type: ignore[attr-defined]  # an attribute on the function, for reading
         _cache[key] = compiled
         return compiled

@@ -5,9 +5,10 @@ import copy
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any, Protocol, TypeAlias, Union, cast
 
-from ..schemas.codegen import CodeCache, load
+from ..schemas.codegen import CodeCache, load_lazy
 from ..errors import Invalid, SchemaValidationFailure
 from ..schemas.store import RefIndex
 from .formats import make_check
@@ -41,8 +42,11 @@ class Validator(Protocol):
 
     #: The compiled (transformed) root schema.
     schema: Schema
-    #: The generated module's source (as :meth:`ValidatorEngine.compile_source` gives it).
-    source: str
+    #: The generated function ``root(data, path, errors) -> data`` (also when ``root`` is
+    #: ``None``); its module's source, rendered on demand (it is not kept):
+    #: ``framework.schemas.codegen.generated_source(validator.generated)``, the text
+    #: :meth:`ValidatorEngine.compile_source` gives and tracebacks show.
+    generated: RootValidator
     #: The generated function ``root(data, path, errors) -> data``, for callers that catch
     #: :class:`~framework.errors.Invalid` and raise the failure themselves (saving a call);
     #: ``None`` when error processors must run.
@@ -242,11 +246,14 @@ class ValidatorEngine:
             key = f"{http_part}:{key}"
         if key is not None and key in self._cache:
             return self._cache[key]
-        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords,
-                                           http_part)
+        options = self._options_for(http_part)
+        generator = ValidatorCodeGenerator(schema, index, options, self._formats, self._keywords, http_part)
         namespace = generator.globals
-        source = load(_CODE_CACHE, generator.emitter(), namespace, _HEADER)
-        validator = self._wrap(namespace[generator.root_name], schema, source)
+        # The source is regenerated when asked (a traceback, generated_source()), from the
+        # inputs as they are now: later add_format()/add_keyword() calls do not change it.
+        render = partial(_render, schema, index, options, dict(self._formats), dict(self._keywords), http_part)
+        load_lazy(_CODE_CACHE, generator.emitter(), namespace, _HEADER, render)
+        validator = self._wrap(namespace[generator.root_name], schema)
         if key is not None:
             self._cache[key] = validator
         return validator
@@ -258,9 +265,7 @@ class ValidatorEngine:
         Tracebacks through a compiled validator show the same lines.
         """
         schema, index = self._prepare(schema, shared)
-        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords,
-                                           http_part)
-        return generator.emitter().source(_HEADER)
+        return _render(schema, index, self._options_for(http_part), self._formats, self._keywords, http_part)
 
     def _options_for(self, http_part: str) -> dict[str, Any]:
         overrides = self.part_options.get(http_part)
@@ -297,7 +302,7 @@ class ValidatorEngine:
         except (TypeError, ValueError):
             return None
 
-    def _wrap(self, root: RootValidator, schema: Schema, source: str) -> Validator:
+    def _wrap(self, root: RootValidator, schema: Schema) -> Validator:
         processors = self._error_processors
 
         def validate(data: Any) -> Any:
@@ -315,11 +320,18 @@ class ValidatorEngine:
         # Compile time, once: the function gets the attributes a Validator has.
         validator = cast(Validator, validate)
         validator.schema = schema
-        validator.source = source
+        validator.generated = root
         # ``root(data, path, errors)`` for callers that can run the steps above themselves
         # (input validation, framework.lifecycle.inputs, does, to save a frame per request): only without processors.
         validator.root = None if processors else root
         return validator
+
+
+def _render(schema: Schema, index: RefIndex, options: dict[str, Any], formats: dict[str, Callable[[Any], bool]],
+            keywords: dict[str, KeywordCheck | None], http_part: str) -> str:
+    """The generated module's source (generation is deterministic: the same text each time)."""
+    generator = ValidatorCodeGenerator(schema, index, options, formats, keywords, http_part)
+    return generator.emitter().source(_HEADER)
 
 
 class _TransformedShared(Mapping[str, Schema]):
