@@ -43,6 +43,7 @@ The file name of a generated module is ``<validator 12>.py``: ``linecache`` cons
 from __future__ import annotations
 
 import itertools
+import linecache
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -235,12 +236,24 @@ class CodeCache:
         self.kind = kind
         self.size = size
         self._code: dict[str, CodeType] = {}
+        self._files: list[str] = []  # the file names registered in linecache (lazily)
         self._lock = threading.Lock()
         self._numbers = itertools.count(1)
 
-    def filename(self) -> str:
-        """A new module file name, ``<kind n>.py``."""
-        return f"<{self.kind} {next(self._numbers)}>.py"
+    def register(self, loader: "GeneratedSource") -> str:
+        """A new module file name, ``<kind n>.py``, registered in :mod:`linecache` as a lazy
+        entry (``(get_lines,)``: a function, not the text) so that readers that do not pass
+        the frame's globals (``inspect.getsource``, pytest's tracebacks) find its lines too.
+        The oldest entries are dropped past ``size`` (a traceback registers one again)."""
+        filename = f"<{self.kind} {next(self._numbers)}>.py"
+        with self._lock:
+            if len(self._files) >= self.size:
+                for old in self._files:
+                    linecache.cache.pop(old, None)
+                self._files.clear()
+            self._files.append(filename)
+            linecache.cache[filename] = (loader.get_source,)
+        return filename
 
     def code_for(self, code_text: str, filename: str, literals: Sequence[str] = ()) -> CodeType:
         """The code of the module whose shape is ``code_text``, named ``filename``, with
@@ -280,11 +293,13 @@ def generated_source(function: Callable[..., Any]) -> str:
 
 def _execute(cache: CodeCache, namespace: dict[str, Any], code_text: str, literals: Sequence[str],
              render: Callable[[], str]) -> None:
-    filename = cache.filename()
+    loader = GeneratedSource(render)
+    filename = cache.register(loader)
     # linecache.lazycache() (which traceback calls with the frame's globals) asks the
-    # module's __loader__ for the source of a file name that is not on disk.
+    # module's __loader__ for the source of a file name that is not on disk: tracebacks
+    # find the lines even once the lazy entry is gone (linecache.clearcache()).
     namespace["__name__"] = filename
-    namespace["__loader__"] = GeneratedSource(render)
+    namespace["__loader__"] = loader
     exec(cache.code_for(code_text, filename, literals), namespace)  # noqa: S102
 
 
