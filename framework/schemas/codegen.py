@@ -39,19 +39,37 @@ from the schema (generation is deterministic). Keeping every source registered i
 
 The file name of a generated module is ``<validator 12>.py``: ``linecache`` consults a
 ``__loader__`` only for names that are not of the ``<...>`` form.
+
+An opt-in on-disk compile cache (:class:`CompileCache`, :func:`use_compile_cache`, or the
+``FRAMEWORK_COMPILE_CACHE`` environment variable naming a directory) keeps each generated
+module's compiled code and its constants, keyed by what generation depends on (the
+schema, the shared schemas it reaches, the engine's options, the framework's generator
+code and the Python version): a restart finds them and skips generation and
+``compile()``. See :class:`CompileCache`.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import itertools
 import linecache
+import logging
+import marshal
+import os
 import re
+import sys
+import tempfile
 import threading
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from types import CodeType
 from typing import Any
 
-__all__ = ["Emitter", "Constants", "CodeCache", "GeneratedSource", "comment", "generated_source", "literal",
-           "load", "load_lazy", "run"]
+__all__ = ["Emitter", "Constants", "CodeCache", "CompileCache", "GeneratedSource", "Module", "comment",
+           "compile_cache", "generated_source", "literal", "load", "load_lazy", "load_stored", "run",
+           "use_compile_cache"]
+
+_log = logging.getLogger("framework.compile_cache")
 
 # repr() of an int longer than this many digits raises (sys.int_info.str_digits_check_threshold).
 _LONGEST_INT_LITERAL = 10 ** 600
@@ -194,6 +212,10 @@ class Constants:
         written = self._literal(value)
         return written if written is not None else self.name(value, kind)
 
+    def table(self) -> dict[str, Any]:
+        """``{name: value}``: every constant bound so far."""
+        return {name: self.namespace[name] for name in self._names.values()}
+
     def name(self, value: Any, kind: str = "c") -> str:
         """The global bound to ``value``: ``_<kind><n>``."""
         found = self._names.get(id(value))
@@ -255,17 +277,19 @@ class CodeCache:
             linecache.cache[filename] = (loader.get_source,)
         return filename
 
-    def code_for(self, code_text: str, filename: str, literals: Sequence[str] = ()) -> CodeType:
-        """The code of the module whose shape is ``code_text``, named ``filename``, with
-        ``literals`` (:attr:`Emitter.literals`) in its placeholders' places."""
+    def shape(self, code_text: str) -> CodeType:
+        """The code compiled from ``code_text`` (a shape: placeholders for its strings), once."""
         with self._lock:
             code = self._code.get(code_text)
             if code is None:
                 if len(self._code) >= self.size:
                     self._code.clear()
-                code = self._code[code_text] = compile(code_text, filename, "exec")
-        return _instantiated(code, filename, {_PLACEHOLDER + str(index): text
-                                              for index, text in enumerate(literals)})
+                code = self._code[code_text] = compile(code_text, f"<{self.kind}>", "exec")
+        return code
+
+
+def _instance(shape: CodeType, filename: str, literals: Sequence[str]) -> CodeType:
+    return _instantiated(shape, filename, {_PLACEHOLDER + str(index): text for index, text in enumerate(literals)})
 
 
 class GeneratedSource:
@@ -291,7 +315,20 @@ def generated_source(function: Callable[..., Any]) -> str:
     return loader.get_source()
 
 
-def _execute(cache: CodeCache, namespace: dict[str, Any], code_text: str, literals: Sequence[str],
+class Module:
+    """A generated module as the on-disk cache keeps it: its shape's code (with placeholders
+    for its strings) and that code's text's hash, its strings and its constants."""
+
+    __slots__ = ("shape", "shape_id", "literals", "constants")
+
+    def __init__(self, shape: CodeType, shape_id: str, literals: Sequence[str], constants: dict[str, Any]) -> None:
+        self.shape = shape
+        self.shape_id = shape_id
+        self.literals = tuple(literals)
+        self.constants = constants
+
+
+def _execute(cache: CodeCache, namespace: dict[str, Any], shape: CodeType, literals: Sequence[str],
              render: Callable[[], str]) -> None:
     loader = GeneratedSource(render)
     filename = cache.register(loader)
@@ -300,7 +337,7 @@ def _execute(cache: CodeCache, namespace: dict[str, Any], code_text: str, litera
     # find the lines even once the lazy entry is gone (linecache.clearcache()).
     namespace["__name__"] = filename
     namespace["__loader__"] = loader
-    exec(cache.code_for(code_text, filename, literals), namespace)  # noqa: S102
+    exec(_instance(shape, filename, literals), namespace)  # noqa: S102
 
 
 def run(cache: CodeCache, namespace: dict[str, Any], source: str, code_text: str | None = None) -> None:
@@ -309,7 +346,7 @@ def run(cache: CodeCache, namespace: dict[str, Any], source: str, code_text: str
     ``code_text``: the same source without its comments (:meth:`Emitter.code`), which
     lets sources that differ only in comments share one compilation.
     """
-    _execute(cache, namespace, source if code_text is None else code_text, (), lambda: source)
+    _execute(cache, namespace, cache.shape(source if code_text is None else code_text), (), lambda: source)
 
 
 def load(cache: CodeCache, emitter: Emitter, namespace: dict[str, Any], header: str = "") -> str:
@@ -317,12 +354,178 @@ def load(cache: CodeCache, emitter: Emitter, namespace: dict[str, Any], header: 
     source (kept, for tracebacks: :func:`load_lazy` keeps none)."""
     source = emitter.source(header)
     # The header adds lines above the code: compile the code at the same line numbers.
-    _execute(cache, namespace, "\n" * header.count("\n") + emitter.code(), emitter.literals, lambda: source)
+    _execute(cache, namespace, cache.shape("\n" * header.count("\n") + emitter.code()), emitter.literals,
+             lambda: source)
     return source
 
 
 def load_lazy(cache: CodeCache, emitter: Emitter, namespace: dict[str, Any], header: str,
-              render: Callable[[], str]) -> None:
+              render: Callable[[], str], constants: dict[str, Any] | None = None,
+              stored_key: str | None = None) -> None:
     """As :func:`load`, keeping no source: ``render()`` (which regenerates it, the same text
-    as ``emitter.source(header)``) is called when a traceback or a reader needs it."""
-    _execute(cache, namespace, "\n" * header.count("\n") + emitter.code(), emitter.literals, render)
+    as ``emitter.source(header)``) is called when a traceback or a reader needs it.
+
+    ``stored_key``: with an on-disk cache in use (:func:`compile_cache`), the module
+    (its code and ``constants``, the table of :class:`Constants`) is stored under this key
+    when every constant is a plain value ``marshal`` can write.
+    """
+    code_text = "\n" * header.count("\n") + emitter.code()
+    shape = cache.shape(code_text)
+    _execute(cache, namespace, shape, emitter.literals, render)
+    disk = _compile_cache
+    if stored_key is not None and disk is not None:
+        shape_id = hashlib.sha256(code_text.encode("utf-8", "surrogatepass")).hexdigest()
+        disk.store(cache.kind, stored_key, Module(shape, shape_id, emitter.literals, constants or {}))
+
+
+def load_stored(cache: CodeCache, namespace: dict[str, Any], render: Callable[[], str],
+                stored_key: str) -> bool:
+    """Run the module stored under ``stored_key`` in ``namespace`` (its constants added to
+    it) when the on-disk cache has it; ``False`` when there is no cache or no such module."""
+    disk = _compile_cache
+    module = disk.load(cache.kind, stored_key) if disk is not None else None
+    if module is None:
+        return False
+    namespace.update(module.constants)
+    _execute(cache, namespace, module.shape, module.literals, render)
+    return True
+
+
+def _generator_fingerprint() -> str:
+    """What generated code depends on besides the schema and the options: the generators'
+    and their runtimes' source files, and the Python version (bytecode and marshal)."""
+    digest = hashlib.sha256(importlib.util.MAGIC_NUMBER + sys.version.encode())
+    package = Path(__file__).resolve().parent.parent
+    for folder in ("schemas", "validation", "serialization"):
+        for path in sorted((package / folder).glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+class CompileCache:
+    """Generated modules kept in ``directory`` across restarts: one file per module.
+
+    A file holds ``marshal`` data, as a ``.pyc`` does: the module's compiled code (with
+    placeholders for its strings), its strings and its constants, and the full key it was
+    stored under. The key is what generation depends on: the schema and the shared schemas
+    it reaches (canonical JSON), the engine's options, and a fingerprint of the framework's
+    generator code and of the Python version; the file name is its SHA-256. A module whose
+    constants are not all plain values (a compiled pattern, a format or keyword function)
+    is not stored: it is generated at each start.
+
+    Only the application writes there, in the directory it names (created if missing),
+    each file written whole under a temporary name then renamed. A file that is not one
+    this version wrote for that key (truncated, corrupt, another version's, another
+    program's) is ignored, and rewritten by the next store. Code loaded from it is trusted
+    as a ``.pyc`` is: keep the directory as private as the application's code. A
+    directory that cannot be written is reported once (a warning on the
+    ``framework.compile_cache`` logger); compilation then goes on without storing.
+    """
+
+    _MAGIC = b"framework-compile-cache 1\n"
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self._fingerprint: str | None = None
+        self._warned = False
+        self._lock = threading.Lock()
+        # Shapes are shared by many modules: each is a file of its own, read once per process.
+        self._shapes: dict[str, CodeType] = {}
+
+    def _path(self, kind: str, what: str, key: str) -> tuple[str, Path]:
+        if self._fingerprint is None:
+            self._fingerprint = _generator_fingerprint()
+        full = f"{self._fingerprint}\n{kind}\n{what}\n{key}"
+        name = hashlib.sha256(full.encode("utf-8", "surrogatepass")).hexdigest()
+        return full, self.directory / f"{kind}-{what}-{name}.marshal"
+
+    def _read(self, kind: str, what: str, key: str) -> Any:
+        """What was stored for ``key``, or ``None`` (no file, or one this cache did not write for it)."""
+        full, path = self._path(kind, what, key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        if not data.startswith(self._MAGIC):
+            return None
+        try:
+            stored = marshal.loads(data[len(self._MAGIC):])
+        except (EOFError, ValueError, TypeError):
+            return None
+        if type(stored) is not tuple or len(stored) != 2 or stored[0] != full:
+            return None
+        return stored[1]
+
+    def _encode(self, kind: str, what: str, key: str, value: Any) -> tuple[Path, bytes] | None:
+        full, path = self._path(kind, what, key)
+        try:
+            return path, self._MAGIC + marshal.dumps((full, value))
+        except ValueError:  # a constant that is not a plain value: not stored
+            return None
+
+    def _write(self, path: Path, data: bytes) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".marshal")
+            try:
+                with os.fdopen(handle, "wb") as file:
+                    file.write(data)
+                os.replace(temporary, path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError as error:
+            with self._lock:
+                if self._warned:
+                    return
+                self._warned = True
+            _log.warning("compile cache: cannot write to %s (%s); compiling without storing", self.directory, error)
+
+    def load(self, kind: str, key: str) -> Module | None:
+        """The module stored for ``key``, or ``None`` (none stored, or a file not to use)."""
+        stored = self._read(kind, "module", key)
+        if (type(stored) is not tuple or len(stored) != 3 or type(stored[0]) is not str
+                or type(stored[1]) is not tuple or type(stored[2]) is not dict):
+            return None
+        shape_id, literals, constants = stored
+        shape = self._shapes.get(shape_id)
+        if shape is None:
+            shape = self._read(kind, "shape", shape_id)
+            if type(shape) is not CodeType:
+                return None
+            self._shapes[shape_id] = shape
+        return Module(shape, shape_id, literals, constants)
+
+    def store(self, kind: str, key: str, module: Module) -> None:
+        """Write ``module`` for ``key`` (each file atomically); one whose constants marshal
+        cannot write is skipped."""
+        encoded = self._encode(kind, "module", key, (module.shape_id, module.literals, module.constants))
+        if encoded is None:
+            return
+        if module.shape_id not in self._shapes:  # neither read nor written by this process yet
+            shape = self._encode(kind, "shape", module.shape_id, module.shape)
+            if shape is None:
+                return
+            self._write(*shape)
+            self._shapes[module.shape_id] = module.shape
+        self._write(*encoded)
+
+
+_compile_cache: CompileCache | None = (CompileCache(os.environ["FRAMEWORK_COMPILE_CACHE"])
+                                       if os.environ.get("FRAMEWORK_COMPILE_CACHE") else None)
+
+
+def use_compile_cache(directory: str | os.PathLike[str] | None) -> CompileCache | None:
+    """Keep generated modules in ``directory`` from now on (``None``: no on-disk cache).
+
+    Process-wide, as the in-memory code caches are; the ``FRAMEWORK_COMPILE_CACHE``
+    environment variable sets it at import. Returns the cache now in use.
+    """
+    global _compile_cache
+    _compile_cache = CompileCache(directory) if directory is not None else None
+    return _compile_cache
+
+
+def compile_cache() -> CompileCache | None:
+    """The on-disk cache in use, if any."""
+    return _compile_cache

@@ -179,7 +179,8 @@ class SerializerGenerator:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _base_namespace(self) -> dict[str, Any]:
+    @staticmethod
+    def _base_namespace() -> dict[str, Any]:
         return {
             "_U": UNDEFINED,
             "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
@@ -204,6 +205,11 @@ class SerializerGenerator:
         if len(self.emitter):
             self.emitter.line("")
         return self.emitter.line(f"def {name}({argument}):", comment(path))
+
+    @property
+    def constants(self) -> dict[str, Any]:
+        """The constants table alone (in :attr:`namespace` too): ``{name: value}``."""
+        return self._constants.table()
 
     def constant(self, value: Any) -> str:
         """The global name under which generated code reads ``value`` (the constants table)."""

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from typing import Any, Protocol, TypeAlias, Union, cast
 
-from ..schemas.codegen import CodeCache, load_lazy
+from ..schemas.codegen import CodeCache, compile_cache, load_lazy, load_stored
 from ..errors import Invalid, SchemaValidationFailure
 from ..schemas.store import RefIndex
 from .formats import make_check
@@ -252,7 +252,10 @@ class ValidatorEngine:
         # The source is regenerated when asked (a traceback, generated_source()), from the
         # inputs as they are now: later add_format()/add_keyword() calls do not change it.
         render = partial(_render, schema, index, options, dict(self._formats), dict(self._keywords), http_part)
-        load_lazy(_CODE_CACHE, generator.emitter(), namespace, _HEADER, render)
+        stored_key = self._stored_key(key, options, http_part)
+        if stored_key is None or not load_stored(_CODE_CACHE, namespace, render, stored_key):
+            emitter = generator.emitter()
+            load_lazy(_CODE_CACHE, emitter, namespace, _HEADER, render, generator.constants, stored_key)
         validator = self._wrap(namespace[generator.root_name], schema)
         if key is not None:
             self._cache[key] = validator
@@ -294,6 +297,17 @@ class ValidatorEngine:
             value = fn(value, shared)
         self._shared_memo[id(item)] = (item, value)
         return value
+
+    def _stored_key(self, key: str | None, options: dict[str, Any], http_part: str) -> str | None:
+        """The on-disk cache's key (:class:`framework.schemas.codegen.CompileCache`): what the
+        generated module depends on besides the framework's code. ``None`` without an
+        on-disk cache, and for strict mode ``"log"``, whose warnings come from generation."""
+        if key is None or compile_cache() is None or options["strict"] == "log":
+            return None
+        settings = {name: value for name, value in options.items() if name != "formats"}
+        return json.dumps([key, settings, sorted(self._formats),
+                           sorted((name, check is None) for name, check in self._keywords.items()), http_part],
+                          sort_keys=True, separators=(",", ":"), default=repr)
 
     def _cache_key(self, schema: Schema, index: RefIndex) -> str | None:
         try:
