@@ -63,7 +63,7 @@ import threading
 from pathlib import Path
 from collections.abc import Callable, Sequence
 from types import CodeType
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["Emitter", "Constants", "CodeCache", "CompileCache", "GeneratedSource", "Module", "comment",
            "compile_cache", "generated_source", "literal", "load", "load_lazy", "load_stored", "run",
@@ -237,16 +237,15 @@ def _instantiated(code: CodeType, filename: str, strings: dict[str, str]) -> Cod
     return code.replace(co_filename=filename, co_consts=consts)
 
 
-def _constant(const: Any, filename: str, strings: dict[str, str]) -> Any:
-    kind = type(const)
-    if kind is str:
+def _constant(const: object, filename: str, strings: dict[str, str]) -> object:
+    if isinstance(const, str):
         return strings.get(const, const)
-    if kind is CodeType:
+    if isinstance(const, CodeType):
         return _instantiated(const, filename, strings)
-    if kind is tuple:
-        return tuple(_constant(item, filename, strings) for item in const)
-    if kind is frozenset:
-        return frozenset(_constant(item, filename, strings) for item in const)
+    if isinstance(const, tuple):
+        return tuple(_constant(item, filename, strings) for item in cast("tuple[object, ...]", const))
+    if isinstance(const, frozenset):
+        return frozenset(_constant(item, filename, strings) for item in cast("frozenset[object]", const))
     return const
 
 
@@ -439,7 +438,7 @@ class CompileCache:
         name = hashlib.sha256(full.encode("utf-8", "surrogatepass")).hexdigest()
         return full, self.directory / f"{kind}-{what}-{name}.marshal"
 
-    def _read(self, kind: str, what: str, key: str) -> Any:
+    def _read(self, kind: str, what: str, key: str) -> object:
         """What was stored for ``key``, or ``None`` (no file, or one this cache did not write for it)."""
         full, path = self._path(kind, what, key)
         try:
@@ -449,12 +448,15 @@ class CompileCache:
         if not data.startswith(self._MAGIC):
             return None
         try:
-            stored = marshal.loads(data[len(self._MAGIC):])
+            stored: object = marshal.loads(data[len(self._MAGIC):])
         except (EOFError, ValueError, TypeError):
             return None
-        if type(stored) is not tuple or len(stored) != 2 or stored[0] != full:
+        if type(stored) is not tuple:
             return None
-        return stored[1]
+        pair = cast("tuple[object, ...]", stored)
+        if len(pair) != 2 or pair[0] != full:
+            return None
+        return pair[1]
 
     def _encode(self, kind: str, what: str, key: str, value: Any) -> tuple[Path, bytes] | None:
         full, path = self._path(kind, what, key)
@@ -484,16 +486,21 @@ class CompileCache:
     def load(self, kind: str, key: str) -> Module | None:
         """The module stored for ``key``, or ``None`` (none stored, or a file not to use)."""
         stored = self._read(kind, "module", key)
-        if (type(stored) is not tuple or len(stored) != 3 or type(stored[0]) is not str
-                or type(stored[1]) is not tuple or type(stored[2]) is not dict):
+        if type(stored) is not tuple:
             return None
-        shape_id, literals, constants = stored
+        fields = cast("tuple[object, ...]", stored)
+        if (len(fields) != 3 or type(fields[0]) is not str or type(fields[1]) is not tuple
+                or type(fields[2]) is not dict):
+            return None
+        shape_id = fields[0]
+        literals = cast("tuple[str, ...]", fields[1])
+        constants = cast("dict[str, Any]", fields[2])
         shape = self._shapes.get(shape_id)
         if shape is None:
-            shape = self._read(kind, "shape", shape_id)
-            if type(shape) is not CodeType:
+            read = self._read(kind, "shape", shape_id)
+            if type(read) is not CodeType:
                 return None
-            self._shapes[shape_id] = shape
+            shape = self._shapes[shape_id] = read
         return Module(shape, shape_id, literals, constants)
 
     def store(self, kind: str, key: str, module: Module) -> None:

@@ -177,10 +177,11 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
         with _lock:
             serializer = _cache.get(key)
             if serializer is None:
-                namespace = SerializerGenerator._base_namespace()
+                namespace = SerializerGenerator.base_namespace()
                 if load_stored(_CODE_CACHE, namespace, render, stored_key):
-                    serializer = _cache[key] = namespace["serialize"]
-                    return serializer
+                    loaded: Serializer = namespace["serialize"]  # the stored module defines it
+                    _cache[key] = loaded
+                    return loaded
     check_schema(schema, meta_validate)
     if strict:
         check_strict(schema, keywords, SerializerGenerator.FORMATS, document, strict)

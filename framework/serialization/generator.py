@@ -140,7 +140,7 @@ class SerializerGenerator:
         self.emitter = Emitter()
         #: Function bodies to write (``_new_function`` names them before they are written).
         self._queue: deque[Callable[[], None]] = deque()
-        self.namespace: dict[str, Any] = self._base_namespace()
+        self.namespace: dict[str, Any] = self.base_namespace()
         self._constants = Constants(self.namespace, self.emitter)
         self._function_names: dict[tuple[Any, ...], str] = {}
         self._normalized: dict[tuple[Any, ...], tuple[Schema, str]] = {}
@@ -180,7 +180,8 @@ class SerializerGenerator:
     # ------------------------------------------------------------------ plumbing
 
     @staticmethod
-    def _base_namespace() -> dict[str, Any]:
+    def base_namespace() -> dict[str, Any]:
+        """The runtime helpers every generated module reads (its namespace before constants)."""
         return {
             "_U": UNDEFINED,
             "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
