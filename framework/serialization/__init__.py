@@ -72,10 +72,11 @@ from __future__ import annotations
 
 import json
 import threading
+from functools import partial
 from collections.abc import Mapping
 from typing import Any, Callable
 
-from ..schemas.codegen import CodeCache, load
+from ..schemas.codegen import CodeCache, compile_cache, load_lazy, load_stored
 from ..errors import SchemaCompileError, SerializationError
 from ..schemas.store import RefIndex, draft07_meta_schema
 from ..schemas.keywords import StrictMode
@@ -129,6 +130,10 @@ def _cache_key(schema: Any, index: RefIndex) -> str:
     return json.dumps([schema, index.reached], sort_keys=True, default=repr)
 
 
+def _render(schema: Any, shared: Mapping[str, Any], index: RefIndex, compile_validator: ValidatorCompiler) -> str:
+    return SerializerGenerator(schema, shared, index, compile_validator).source
+
+
 def compile_source(schema: Any, shared: Mapping[str, Any] | None = None) -> str:
     """The Python source generated for ``schema``: readable, for debugging and inspection.
 
@@ -159,6 +164,24 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
     if serializer is not None and not strict:
         return serializer
     compile_validator, meta_validate = _plain_validators()
+    # No source kept: regenerated when a traceback or generated_source(serializer) asks.
+    render = partial(_render, schema, shared, index, compile_validator)
+    # The on-disk cache's key: what the module depends on (the schema and the shared schemas
+    # it reaches; the framework's and Python's code are in the cache's own key) and the
+    # strict-mode settings its checks passed with. A module found there passed the checks
+    # below with them when it was stored: they are not run again (they cost as much as
+    # loading it). Not with strict "log", whose warnings each start must show.
+    stored_key = (json.dumps([key, strict is True, sorted(keywords)])
+                  if serializer is None and compile_cache() is not None and strict != "log" else None)
+    if stored_key is not None:
+        with _lock:
+            serializer = _cache.get(key)
+            if serializer is None:
+                namespace = SerializerGenerator.base_namespace()
+                if load_stored(_CODE_CACHE, namespace, render, stored_key):
+                    loaded: Serializer = namespace["serialize"]  # the stored module defines it
+                    _cache[key] = loaded
+                    return loaded
     check_schema(schema, meta_validate)
     if strict:
         check_strict(schema, keywords, SerializerGenerator.FORMATS, document, strict)
@@ -171,8 +194,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
             return serializer
         generator = SerializerGenerator(schema, shared, index, compile_validator)
         namespace = generator.namespace
-        source = load(_CODE_CACHE, generator.emitter, namespace, generator.HEADER)
+        load_lazy(_CODE_CACHE, generator.emitter, namespace, generator.HEADER, render, generator.constants,
+                  stored_key)
         compiled: Serializer = namespace["serialize"]  # the generated module defines it
-        compiled.source = source  # type: ignore[attr-defined]  # an attribute on the function, for reading
         _cache[key] = compiled
         return compiled

@@ -140,8 +140,8 @@ class SerializerGenerator:
         self.emitter = Emitter()
         #: Function bodies to write (``_new_function`` names them before they are written).
         self._queue: deque[Callable[[], None]] = deque()
-        self.namespace: dict[str, Any] = self._base_namespace()
-        self._constants = Constants(self.namespace)
+        self.namespace: dict[str, Any] = self.base_namespace()
+        self._constants = Constants(self.namespace, self.emitter)
         self._function_names: dict[tuple[Any, ...], str] = {}
         self._normalized: dict[tuple[Any, ...], tuple[Schema, str]] = {}
         self._branches: dict[tuple[Any, ...], list[Schema]] = {}
@@ -179,7 +179,9 @@ class SerializerGenerator:
 
     # ------------------------------------------------------------------ plumbing
 
-    def _base_namespace(self) -> dict[str, Any]:
+    @staticmethod
+    def base_namespace() -> dict[str, Any]:
+        """The runtime helpers every generated module reads (its namespace before constants)."""
         return {
             "_U": UNDEFINED,
             "_to_str": runtime.to_str, "_to_int": runtime.to_int, "_to_num": runtime.to_num,
@@ -204,6 +206,11 @@ class SerializerGenerator:
         if len(self.emitter):
             self.emitter.line("")
         return self.emitter.line(f"def {name}({argument}):", comment(path))
+
+    @property
+    def constants(self) -> dict[str, Any]:
+        """The constants table alone (in :attr:`namespace` too): ``{name: value}``."""
+        return self._constants.table()
 
     def constant(self, value: Any) -> str:
         """The global name under which generated code reads ``value`` (the constants table)."""
@@ -432,7 +439,7 @@ class SerializerGenerator:
             with out.line("if v is None or v is _U:"):
                 out.line("return {}")
             with out.line("if type(v) is not dict:"):
-                out.line(f"v = _as_mapping(v, {path!r})")
+                out.line(f"v = _as_mapping(v, {self.expression(path)})")
             out.line("out = {}")
             for key in order:
                 prop_schema, _ = self.normalize(properties[key], base)
@@ -446,11 +453,11 @@ class SerializerGenerator:
                         out.line(f"out[{self.expression(key)}] = {default}")
                 elif key in required_set:
                     with out.line("else:"):
-                        out.line(f"raise _required({quoted!r})")
+                        out.line(f"raise _required({self.expression(quoted)})")
             for key in only_required:
                 quoted = json.dumps(key, ensure_ascii=False)
                 with out.line(f"if v.get({self.expression(key)}, _U) is _U:", comment(f"{path}/required")):
-                    out.line(f"raise _required({quoted!r})")
+                    out.line(f"raise _required({self.expression(quoted)})")
             if has_extras:
                 self.extras(schema, base, path, properties, patterns, additional)
             out.line("return out")
@@ -494,7 +501,7 @@ class SerializerGenerator:
         out = self.emitter
         with self.function(name, path):
             with out.line("if type(v) is not list:"):
-                out.line(f"v = _as_list(v, {path!r})")
+                out.line(f"v = _as_list(v, {self.expression(path)})")
             items: JSONData = schema.get("items")
             if isinstance(items, list):
                 self.tuple_body(schema, base, path, items)
@@ -510,7 +517,7 @@ class SerializerGenerator:
         out.line("n = len(v)")
         if not additional:
             with out.line(f"if n > {count}:"):
-                out.line(f"raise _Error({f'Item at {count} does not match schema definition.'!r})")
+                out.line(f"raise _Error({self.expression(f'Item at {count} does not match schema definition.')})")
         out.line("out = []")
         for index, sub in enumerate(items):
             sub_path = f"{path}/items/{index}"
@@ -557,7 +564,7 @@ class SerializerGenerator:
                 shaper = self.shaper(single, base, path)
                 with out.line(f"if {self.TYPE_LIST_CHECKS[kind]}:"):
                     out.line(f"return {shaper.expr('v')}")
-            out.line(f"raise _mismatch({path!r})")
+            out.line(f"raise _mismatch({self.expression(path)})")
 
     def if_validator(self, schema: Any, base: str) -> Callable[[Any], bool]:
         """``check(value) -> bool`` for an ``if`` subschema, compiled by :attr:`compile_validator`.
@@ -663,7 +670,7 @@ class SerializerGenerator:
             for index, (check, expr) in enumerate(shaped):
                 with out.line(f"if {check}:", comment(f"{path}/{keyword}/{index}")):
                     out.line(f"return {expr}")
-            out.line(f"raise _mismatch({path!r})")
+            out.line(f"raise _mismatch({self.expression(path)})")
 
     def _branch_types(self, schema: Schema, base: str, depth: int = 0) -> "set[str] | None":
         """The JSON types a branch may take (``None``: any)."""

@@ -5,9 +5,10 @@ import copy
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from typing import Any, Protocol, TypeAlias, Union, cast
 
-from ..schemas.codegen import CodeCache, load
+from ..schemas.codegen import CodeCache, compile_cache, load_lazy, load_stored
 from ..errors import Invalid, SchemaValidationFailure
 from ..schemas.store import RefIndex
 from .formats import make_check
@@ -41,8 +42,11 @@ class Validator(Protocol):
 
     #: The compiled (transformed) root schema.
     schema: Schema
-    #: The generated module's source (as :meth:`ValidatorEngine.compile_source` gives it).
-    source: str
+    #: The generated function ``root(data, path, errors) -> data`` (also when ``root`` is
+    #: ``None``); its module's source, rendered on demand (it is not kept):
+    #: ``framework.schemas.codegen.generated_source(validator.generated)``, the text
+    #: :meth:`ValidatorEngine.compile_source` gives and tracebacks show.
+    generated: RootValidator
     #: The generated function ``root(data, path, errors) -> data``, for callers that catch
     #: :class:`~framework.errors.Invalid` and raise the failure themselves (saving a call);
     #: ``None`` when error processors must run.
@@ -242,11 +246,17 @@ class ValidatorEngine:
             key = f"{http_part}:{key}"
         if key is not None and key in self._cache:
             return self._cache[key]
-        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords,
-                                           http_part)
+        options = self._options_for(http_part)
+        generator = ValidatorCodeGenerator(schema, index, options, self._formats, self._keywords, http_part)
         namespace = generator.globals
-        source = load(_CODE_CACHE, generator.emitter(), namespace, _HEADER)
-        validator = self._wrap(namespace[generator.root_name], schema, source)
+        # The source is regenerated when asked (a traceback, generated_source()), from the
+        # inputs as they are now: later add_format()/add_keyword() calls do not change it.
+        render = partial(_render, schema, index, options, dict(self._formats), dict(self._keywords), http_part)
+        stored_key = self._stored_key(key, options, http_part)
+        if stored_key is None or not load_stored(_CODE_CACHE, namespace, render, stored_key):
+            emitter = generator.emitter()
+            load_lazy(_CODE_CACHE, emitter, namespace, _HEADER, render, generator.constants, stored_key)
+        validator = self._wrap(namespace[generator.root_name], schema)
         if key is not None:
             self._cache[key] = validator
         return validator
@@ -258,9 +268,7 @@ class ValidatorEngine:
         Tracebacks through a compiled validator show the same lines.
         """
         schema, index = self._prepare(schema, shared)
-        generator = ValidatorCodeGenerator(schema, index, self._options_for(http_part), self._formats, self._keywords,
-                                           http_part)
-        return generator.emitter().source(_HEADER)
+        return _render(schema, index, self._options_for(http_part), self._formats, self._keywords, http_part)
 
     def _options_for(self, http_part: str) -> dict[str, Any]:
         overrides = self.part_options.get(http_part)
@@ -290,6 +298,17 @@ class ValidatorEngine:
         self._shared_memo[id(item)] = (item, value)
         return value
 
+    def _stored_key(self, key: str | None, options: dict[str, Any], http_part: str) -> str | None:
+        """The on-disk cache's key (:class:`framework.schemas.codegen.CompileCache`): what the
+        generated module depends on besides the framework's code. ``None`` without an
+        on-disk cache, and for strict mode ``"log"``, whose warnings come from generation."""
+        if key is None or compile_cache() is None or options["strict"] == "log":
+            return None
+        settings = {name: value for name, value in options.items() if name != "formats"}
+        return json.dumps([key, settings, sorted(self._formats),
+                           sorted((name, check is None) for name, check in self._keywords.items()), http_part],
+                          sort_keys=True, separators=(",", ":"), default=repr)
+
     def _cache_key(self, schema: Schema, index: RefIndex) -> str | None:
         try:
             return json.dumps([schema, sorted(index.reached.items())], sort_keys=True,
@@ -297,7 +316,7 @@ class ValidatorEngine:
         except (TypeError, ValueError):
             return None
 
-    def _wrap(self, root: RootValidator, schema: Schema, source: str) -> Validator:
+    def _wrap(self, root: RootValidator, schema: Schema) -> Validator:
         processors = self._error_processors
 
         def validate(data: Any) -> Any:
@@ -315,11 +334,18 @@ class ValidatorEngine:
         # Compile time, once: the function gets the attributes a Validator has.
         validator = cast(Validator, validate)
         validator.schema = schema
-        validator.source = source
+        validator.generated = root
         # ``root(data, path, errors)`` for callers that can run the steps above themselves
         # (input validation, framework.lifecycle.inputs, does, to save a frame per request): only without processors.
         validator.root = None if processors else root
         return validator
+
+
+def _render(schema: Schema, index: RefIndex, options: dict[str, Any], formats: dict[str, Callable[[Any], bool]],
+            keywords: dict[str, KeywordCheck | None], http_part: str) -> str:
+    """The generated module's source (generation is deterministic: the same text each time)."""
+    generator = ValidatorCodeGenerator(schema, index, options, formats, keywords, http_part)
+    return generator.emitter().source(_HEADER)
 
 
 class _TransformedShared(Mapping[str, Schema]):

@@ -163,6 +163,11 @@ class ValidatorCodeGenerator:
         """The generated module's namespace: the runtime helpers and the constants table."""
         return self._globals
 
+    @property
+    def constants(self) -> dict[str, Any]:
+        """The constants table alone: ``{name: value}``."""
+        return self._constants.table()
+
     def _var(self, prefix: str) -> str:
         self._counter += 1
         return f"{prefix}{self._counter}"

@@ -8,6 +8,7 @@ import urllib.request
 import pytest
 
 from framework.errors import SchemaValidationFailure
+from framework.schemas.codegen import generated_source
 from framework.schemas.store import UnresolvableRefError
 from framework.validation import ValidatorEngine
 
@@ -248,7 +249,7 @@ def test_compile_source_reads_like_the_schema():
     assert "def validate(data, path, errors):" in source
     assert "# '#/properties/name'" in source
     assert "# '#/properties/name/maxLength'" in source
-    assert engine.compile(schema).source == source
+    assert generated_source(engine.compile(schema).generated) == source
 
 
 def test_traceback_through_a_validator_shows_generated_lines():
@@ -273,7 +274,8 @@ def test_same_shape_schemas_share_code_but_not_their_comments():
     second = engine.compile({"type": "object", "properties": {"beta": {"type": "integer", "maximum": 2}}})
     assert first.root.__code__.co_code == second.root.__code__.co_code
     assert first.root.__code__.co_filename != second.root.__code__.co_filename
-    assert "'#/properties/alpha'" in first.source and "'#/properties/beta'" in second.source
+    assert "'#/properties/alpha'" in generated_source(first.generated)
+    assert "'#/properties/beta'" in generated_source(second.generated)
     with pytest.raises(SchemaValidationFailure):
         second({"beta": 3})
 
