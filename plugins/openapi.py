@@ -114,7 +114,9 @@ The document is built once, at ``ready()`` (an ``on_ready`` hook), and its JSON 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import html
+import inspect
 import json
 import re
 import threading
@@ -124,14 +126,17 @@ from pathlib import Path
 from typing import Any, Callable, TypeGuard, TypeVar, overload
 from urllib.parse import unquote, urljoin, urlsplit
 
+import typing_extensions
+
 from framework import Context, Reply, Request, plugin
 from framework.errors import UnresolvableRefError
 from framework.route import Route
+from framework.schemas.typeschema import schema_of
 from framework.schemas.keywords import DATA_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 from framework.schemas.store import (JSONData, RefIndex, base_inside, escape_token, is_object, iter_subschemas,
                                normalize_input_schema, to_pointer)
 
-__all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
+__all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema", "default_operation_id"]
 
 OPENAPI_VERSION = "3.1.0"
 #: Route methods with an operation field in a path item.
@@ -340,6 +345,9 @@ class _Components:
         self.schemas: dict[str, Any] = {}
         self.by_identity: dict[int, str] = {}
         self.pending: list[tuple[str, Any, Mapping[str, Any]]] = []
+        #: Component names wanted for some shared ids (a Python model's: its class name).
+        self.preferred: dict[str, list[str]] = {}
+        self.models = _Models()
 
     def _name(self, wanted: str) -> str:
         base = _COMPONENT_NAME.sub("_", wanted.rstrip("#")) or "schema"
@@ -352,7 +360,9 @@ class _Components:
         """The component name of a shared schema (as a context sees it), added on first use."""
         key = id(schema)
         if key not in self.by_identity:
-            name = self._name(schema_id)
+            wanted = self.preferred.get(schema_id, [schema_id])
+            name = next((candidate for candidate in wanted if candidate not in self.schemas), None) \
+                or self._name(wanted[-1])
             self.by_identity[key] = name
             self.schemas[name] = None  # reserved; converted below (it may reference itself)
             self.schemas[name] = self.convert(_expanded(schema, shared), name, shared)
@@ -409,6 +419,98 @@ def _has_local_ref(schema: JSONData) -> bool:
     return any(isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") for node in iter_subschemas(schema))
 
 
+# --------------------------------------------------------------------------- Python models
+
+#: The prefix of the internal ids under which typed routes' models join the shared schemas.
+_MODEL_ID = "python-model:"
+
+
+def _is_model(tp: object) -> bool:
+    """A TypedDict, a dataclass, a msgspec ``Struct`` or a pydantic model (a named type)."""
+    return isinstance(tp, type) and (typing_extensions.is_typeddict(tp) or dataclasses.is_dataclass(tp)
+                                     or hasattr(tp, "__struct_fields__")
+                                     or callable(getattr(tp, "model_json_schema", None)))
+
+
+def _field_types(tp: type) -> list[object]:
+    """The annotations of a TypedDict's or dataclass's fields (msgspec and pydantic keep
+    their nested models in their own export's ``$defs``)."""
+    if not (typing_extensions.is_typeddict(tp) or dataclasses.is_dataclass(tp)):
+        return []
+    try:
+        return list(typing_extensions.get_type_hints(tp, include_extras=True).values())
+    except (NameError, TypeError):
+        return []
+
+
+def _replace_models(node: JSONData, targets: list[tuple[JSONData, str]], top: bool) -> JSONData:
+    """``node`` with each subschema equal to a model's schema replaced by a ``$ref`` to it
+    (not ``node`` itself when ``top``: a model's own document)."""
+    if isinstance(node, dict):
+        if not top:
+            for schema, ref in targets:
+                if node == schema:
+                    return {"$ref": ref}
+        return {key: (value if key in DATA_KEYWORDS else _replace_models(value, targets, False))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_replace_models(item, targets, False) for item in node]
+    return node
+
+
+class _Models:
+    """The Python models typed routes were declared with: each is a shared schema of its own
+    (an internal id), so that the document names it once under ``components/schemas`` (its
+    class name; ``module.Class`` when another model took the name) and refers to it."""
+
+    def __init__(self) -> None:
+        self.ids: dict[type, str] = {}
+        self.documents: dict[str, JSONData] = {}
+        self.schemas: dict[str, JSONData] = {}
+        self.names: dict[str, list[str]] = {}
+
+    def ids_in(self, tp: object) -> list[str]:
+        """The ids of the models ``tp`` is or contains (registered on first sight)."""
+        found: list[str] = []
+        seen: set[object] = set()
+        stack: list[object] = [tp]
+        while stack:
+            item = stack.pop()
+            try:
+                if item in seen:
+                    continue
+                seen.add(item)
+            except TypeError:  # an unhashable annotation argument
+                continue
+            if _is_model(item):
+                assert isinstance(item, type)
+                found.append(self._register(item))
+                stack.extend(_field_types(item))
+            else:
+                stack.extend(typing_extensions.get_args(item))
+        return found
+
+    def _register(self, model: type) -> str:
+        if model in self.ids:
+            return self.ids[model]
+        model_id = f"{_MODEL_ID}{len(self.ids)}"
+        self.ids[model] = model_id
+        schema = schema_of(model)
+        self.schemas[model_id] = schema
+        self.names[model_id] = [_COMPONENT_NAME.sub("_", model.__name__),
+                                _COMPONENT_NAME.sub("_", f"{model.__module__}.{model.__qualname__}")]
+        self.documents[model_id] = schema  # placeholder while its fields' models register
+        nested = [i for field in _field_types(model) for i in self.ids_in(field) if i != model_id]
+        self.documents[model_id] = _replace_models(schema, self.targets(nested), True)
+        return model_id
+
+    def targets(self, ids: Iterable[str]) -> list[tuple[JSONData, str]]:
+        """What :func:`_replace_models` replaces: the models' schemas (not one with local
+        ``definitions``: its references only hold at its own top)."""
+        return [(self.schemas[i], i + "#") for i in dict.fromkeys(ids)
+                if not (isinstance(self.schemas[i], dict) and "definitions" in self.schemas[i])]
+
+
 # --------------------------------------------------------------------------- operations
 
 def _openapi_path(url: str) -> tuple[str, list[str]]:
@@ -463,7 +565,14 @@ class _OperationBuilder:
         self.schema = route.schema
         self.components = components
         self.options = options
-        self.shared = route.context.get_schemas()
+        self.shared: Mapping[str, Any] = route.context.get_schemas()
+        types: Mapping[str, tuple[Any, str]] = route.options.get("types") or {}
+        model_ids = [model_id for tp, _origin in types.values() for model_id in components.models.ids_in(tp)]
+        self.model_targets = components.models.targets(model_ids)
+        if model_ids:
+            models = components.models
+            self.shared = {**self.shared, **{model_id: models.documents[model_id] for model_id in models.documents}}
+            components.preferred.update(models.names)
         path, self.path_names = _openapi_path(route.url)
         self.path = path
         slug = re.sub(r"[^A-Za-z0-9]+", "_", route.url).strip("_") or "root"
@@ -472,6 +581,8 @@ class _OperationBuilder:
     # A part's schema as the document writes it.
     def _document_schema(self, schema: JSONData, part: str) -> JSONData:
         schema = _expanded(schema, self.shared)
+        if self.model_targets:
+            schema = _replace_models(schema, self.model_targets, False)
         if _has_local_ref(schema):
             return {"$ref": "#/components/schemas/" + self.components.hoist(schema, f"{self.slug}.{part}", self.shared)}
         return self.components.convert(schema, None, self.shared)
@@ -600,6 +711,13 @@ class _OperationBuilder:
             operation["operationId"] = schema["operation_id"]
         if "external_docs" in schema:
             operation["externalDocs"] = copy.deepcopy(schema["external_docs"])
+        if "tags" not in schema and self.route.context.name != "root":
+            operation["tags"] = [self.route.context.name]  # the plugin that declared the route
+        summary, description = _docstring(self.route.options.get("handler"))
+        if summary and "summary" not in schema:
+            operation["summary"] = summary
+        if description and "description" not in schema:
+            operation["description"] = description
         parameters = self.parameters()
         if parameters:
             operation["parameters"] = parameters
@@ -615,6 +733,51 @@ class _OperationBuilder:
         elif "security" not in operation and guarded:
             operation["security"] = [{SECURITY_SCHEME: []}]
         return operation
+
+
+def _docstring(handler: object) -> tuple[str, str]:
+    """A handler function's docstring as ``(summary, description)``: its first line, the
+    rest (a callable object's class docstring says nothing of the route: not used)."""
+    if not (inspect.isfunction(handler) or inspect.ismethod(handler)):
+        return "", ""
+    doc = inspect.getdoc(handler) or ""
+    first, _, rest = doc.partition("\n")
+    return first.strip(), rest.strip()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text.replace("*", "rest")).strip("_")
+
+
+def default_operation_id(route: Route, shared_handler: bool = False) -> str:
+    """The ``operationId`` of a route that does not set ``operation_id``: the handler's name,
+    after the declaring context's prefix (``items_get_item`` for ``get_item`` under
+    ``/items``); for a handler without a name of its own (a lambda, a callable object) or one
+    serving several operations (``shared_handler``), the method and the path
+    (``get_items_id`` for ``GET /items/:id``)."""
+    name = getattr(route.options.get("handler"), "__name__", "")
+    if isinstance(name, str) and name.isidentifier() and not shared_handler and inspect.isroutine(
+            route.options.get("handler")):
+        prefix = _slug(route.context.prefix)
+        return f"{prefix}_{name}" if prefix else name
+    return f"{route.method.lower()}_{_slug(route.url) or 'root'}"
+
+
+def _mount_path_item(route: Route) -> tuple[str, dict[str, Any]]:
+    """A ``mount()``ed application's one path item: ``<prefix>/{path}``, no operations (its
+    routes are its own), a description saying so."""
+    prefix = route.url[:-2] if route.url.endswith("/*") else route.url
+    handler = route.options.get("handler")
+    name = getattr(handler, "__name__", "mount(application)")
+    item: dict[str, Any] = {
+        "summary": f"Mounted WSGI application {name}",
+        "description": (f"Every method and path below {prefix} (and {prefix} itself) is answered by a "
+                        f"mounted WSGI application ({name}, instance.mount), not described by this "
+                        "document."),
+        "parameters": [{"name": "path", "in": "path", "required": True, "schema": {"type": "string"},
+                        "description": "the rest of the path, given to the mounted application (it may contain '/')"}],
+    }
+    return _openapi_path(prefix)[0] + "/{path}", item
 
 
 def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
@@ -682,11 +845,14 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     security_schemes: dict[str, dict[str, Any]] = {}  # framework.plugins.auth's, by name
     uses_errors = uses_problems = False
     transform = options.get("transform")
+    documented: list[Route] = []
+    mounts: dict[str, dict[str, Any]] = {}
     for route in context.routes():
-        if route.method not in OPENAPI_METHODS:
+        if route.method not in OPENAPI_METHODS or route.schema.get("hide"):
             continue
-        schema = route.schema
-        if schema.get("hide"):
+        if route.options.get("mount"):
+            path, item = _mount_path_item(route)
+            mounts.setdefault(path, item)
             continue
         # "/items/" beside "/items": one declaration, documented once; "/items/:id?" is two
         # paths ("/items/{id}" and "/items"): a path parameter is always required in OpenAPI.
@@ -694,6 +860,11 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         if key in seen:
             continue
         seen.add(key)
+        documented.append(route)
+    handler_uses: dict[int, int] = {}
+    for route in documented:
+        handler_uses[id(route.options.get("handler"))] = handler_uses.get(id(route.options.get("handler")), 0) + 1
+    for route in documented:
         builder = _OperationBuilder(route, components, options)
         guarded = _guarded(route)
         security, schemes = _auth_security(route)
@@ -701,6 +872,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
             if security_schemes.setdefault(name, scheme) != scheme:
                 raise OpenAPIError(f"two different security schemes are named {name!r}: give one of them name=")
         operation = builder.operation(guarded, security)
+        operation.setdefault("operationId", default_operation_id(route, handler_uses[id(route.options.get("handler"))] > 1))
         if transform is not None:
             transformed: JSONData = transform(operation, route)
             if not isinstance(transformed, dict):
@@ -710,7 +882,8 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         if operation_id is not None:
             where = f"{route.method} {route.url}"
             if operation_id in operation_ids:
-                raise OpenAPIError(f"duplicate operation_id {operation_id!r}: {operation_ids[operation_id]} and {where}")
+                raise OpenAPIError(f"duplicate operation_id {operation_id!r}: {operation_ids[operation_id]} and {where} "
+                                   "(give one of them its own schema 'operation_id')")
             operation_ids[operation_id] = where
         any_guarded = any_guarded or any(SECURITY_SCHEME in requirement for requirement in operation.get("security", []))
         responses = json.dumps(operation.get("responses"))
@@ -727,6 +900,8 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         document["tags"] = copy.deepcopy(options["tags"])
     if options.get("external_docs"):
         document["externalDocs"] = copy.deepcopy(options["external_docs"])
+    for path, item in mounts.items():
+        paths.setdefault(path, item)
     document["paths"] = paths
     # Every shared schema visible to the documented contexts is a component, used or not.
     for each in context.walk():

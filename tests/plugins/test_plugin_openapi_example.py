@@ -65,13 +65,20 @@ def test_every_route_of_the_example_is_one_operation(document):
 
 def test_the_encapsulation_routes_and_their_security(document):
     paths = document["paths"]
+    # decorator_values serves three routes: their operationIds are the method and path; the
+    # tag is the declaring plugin's name, the summary the handler's docstring.
+    summary = "The three decorators as this route's request sees them (invisible ones: UNDEFINED)."
     assert paths["/private"]["get"] == {
+        "tags": ["private"], "summary": summary, "operationId": "get_private",
         "responses": {"default": {"description": "Default Response"},
                       "401": {"description": "Unauthorized", "content": json_content(
                           {"$ref": "#/components/schemas/FrameworkError"})}},
         "security": [{"bearerAuth": []}]}
-    for public in ("/child", "/grandchild"):
-        assert paths[public]["get"] == {"responses": {"default": {"description": "Default Response"}}}
+    for public in ("child", "grandchild"):
+        assert paths[f"/{public}"]["get"] == {"tags": [public], "summary": summary, "operationId": f"get_{public}",
+                                             "responses": {"default": {"description": "Default Response"}}}
+    assert paths["/account/me"]["get"]["operationId"] == "get_account_me"
+    assert paths["/account/me"]["get"]["tags"] == ["account"]
     assert document["components"]["securitySchemes"] == {
         "bearerAuth": {"type": "http", "scheme": "bearer"},
         "jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},  # framework.plugins.auth's (/account)
