@@ -505,10 +505,10 @@ class _Models:
         return model_id
 
     def targets(self, ids: Iterable[str]) -> list[tuple[JSONData, str]]:
-        """What :func:`_replace_models` replaces: the models' schemas (not one with local
-        ``definitions``: its references only hold at its own top)."""
-        return [(self.schemas[i], i + "#") for i in dict.fromkeys(ids)
-                if not (isinstance(self.schemas[i], dict) and "definitions" in self.schemas[i])]
+        """What :func:`_replace_models` replaces: the models' schemas, by reference. (A model's
+        schema with ``definitions`` of its own, a msgspec or pydantic export's, becomes a
+        component with its ``$defs``, which its local references then point into.)"""
+        return [(self.schemas[i], i + "#") for i in dict.fromkeys(ids)]
 
 
 # --------------------------------------------------------------------------- operations
@@ -711,8 +711,8 @@ class _OperationBuilder:
             operation["operationId"] = schema["operation_id"]
         if "external_docs" in schema:
             operation["externalDocs"] = copy.deepcopy(schema["external_docs"])
-        if "tags" not in schema and self.route.context.name != "root":
-            operation["tags"] = [self.route.context.name]  # the plugin that declared the route
+        if "tags" not in schema and self.route.plugin != "root":
+            operation["tags"] = [self.route.plugin]  # the plugin that declared the route
         summary, description = _docstring(self.route.options.get("handler"))
         if summary and "summary" not in schema:
             operation["summary"] = summary
@@ -927,6 +927,15 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
 
 # --------------------------------------------------------------------------- the page
 
+def _yaml() -> Any:
+    """PyYAML (``pip install 'framework[openapi]'``), or ``None`` without it."""
+    try:
+        import yaml
+    except ImportError:
+        return None
+    return yaml
+
+
 def _swagger_ui_files() -> Path | None:
     try:
         from swagger_ui_bundle import swagger_ui_path  # pyright: ignore[reportMissingTypeStubs]  # no types shipped
@@ -1005,6 +1014,7 @@ class _Documentation:
         self.instance = instance
         self.options = options
         self.body: bytes | None = None
+        self.yaml_body: bytes | None = None  # with PyYAML only
         self.builds = 0
         self._lock = threading.Lock()
 
@@ -1013,7 +1023,21 @@ class _Documentation:
             if self.body is None:
                 document = build_document(self.instance, self.options)
                 self.body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+                yaml = _yaml()
+                if yaml is not None:
+                    self.yaml_body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True).encode("utf-8")
                 self.builds += 1
+
+    def send_yaml(self, request: Request, reply: Reply) -> Reply:
+        if self.body is None:
+            self.build()
+        assert self.yaml_body is not None  # the route exists only with PyYAML
+        body = self.yaml_body
+        mounted = mount_path(request)
+        if mounted and not self.options.get("servers"):
+            # As send_json does; a JSON string is a YAML scalar, and the key goes first.
+            body = b"servers:\n- url: " + json.dumps(mounted).encode("utf-8") + b"\n" + body
+        return reply.header("x-content-type-options", "nosniff").type("application/yaml").send(body)
 
     def document(self) -> dict[str, Any]:
         """``instance.openapi()``: the document (a new dict each call)."""
@@ -1074,6 +1098,8 @@ def _openapi(instance: Context, opts: Mapping[str, Any]) -> None:
     info: dict[str, Any] = options.get("info") or {}
     title = html.escape(str(info.get("title", "API")))
     instance.get(route_prefix + "/json", dict(internal), documentation.send_json)
+    if _yaml() is not None:
+        instance.get(route_prefix + "/openapi.yaml", dict(internal), documentation.send_yaml)
     files = _swagger_ui_files() if options.get("ui", True) else None
     if files is None:
         if not options.get("ui", True):
