@@ -24,10 +24,11 @@ adds ``instance.openapi()`` there::
     document = app.openapi()   # a dict; also GET /documentation/json
     assert "/items/{id}" in document["paths"]
 
-``GET /documentation/json`` answers the document and ``GET /documentation`` Swagger UI 5
-(served from the ``swagger-ui-bundle-v2`` package, ``pip install 'framework[openapi]'``,
-under ``/documentation/static/``: no CDN, it works offline). ``python -m framework openapi
-module:app`` prints the document.
+``GET /documentation/json`` answers the document, ``GET /documentation/openapi.yaml`` the
+same as YAML (with PyYAML) and ``GET /documentation`` Swagger UI 5 (served from the
+``swagger-ui-bundle-v2`` package, ``pip install 'framework[openapi]'``, under
+``/documentation/static/``: no CDN, it works offline). ``python -m framework openapi
+module:app [--yaml]`` prints the document.
 
 Options:
 
@@ -84,6 +85,15 @@ What becomes of a route (one operation per method and path):
   ``operation_id`` (checked unique: a duplicate fails ``ready()`` with
   :class:`OpenAPIError`), ``deprecated``, ``security``, ``external_docs``, ``hide``
   (the route is left out), ``consumes`` and ``produces``.
+- Without them: the ``operationId`` is :func:`default_operation_id`'s (the handler's name
+  after the context's prefix, or the method and the path), the ``tags`` the name of the
+  plugin that declared the route (none for the application's own routes), the ``summary``
+  and ``description`` the first line and the rest of the handler's docstring.
+- The Python models of typed routes (TypedDict, dataclass, msgspec, pydantic) are
+  ``components/schemas`` named after their class (``module.Class`` when another model took
+  the name) and referred to by ``$ref``, nested ones too.
+- A ``mount()``ed application is one path item ``<prefix>/{path}`` without operations,
+  whose description says a mounted WSGI application answers there.
 - A route that ``framework.plugins.bearer_auth`` guards (its context and descendants, or a route with
   its ``verify_bearer_auth`` hook) requires ``bearerAuth`` (an HTTP bearer scheme in
   ``components/securitySchemes``); a route ``framework.plugins.auth`` guards requires its schemes
