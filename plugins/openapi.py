@@ -1033,16 +1033,24 @@ class _Documentation:
             if self.body is None:
                 document = build_document(self.instance, self.options)
                 self.body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-                yaml = _yaml()
-                if yaml is not None:
-                    self.yaml_body = yaml.safe_dump(document, sort_keys=False, allow_unicode=True).encode("utf-8")
                 self.builds += 1
 
-    def send_yaml(self, request: Request, reply: Reply) -> Reply:
+    def _yaml_bytes(self) -> bytes:
+        """The document as YAML, made on the first request for it (PyYAML's pure-Python
+        dumper takes tens of milliseconds: not every worker's boot should pay for it), then kept."""
         if self.body is None:
             self.build()
-        assert self.yaml_body is not None  # the route exists only with PyYAML
-        body = self.yaml_body
+        with self._lock:
+            if self.yaml_body is None:
+                assert self.body is not None
+                yaml = _yaml()
+                dumper = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper  # libyaml's when PyYAML has it
+                self.yaml_body = yaml.dump(json.loads(self.body), Dumper=dumper, sort_keys=False,
+                                           allow_unicode=True).encode("utf-8")
+            return self.yaml_body
+
+    def send_yaml(self, request: Request, reply: Reply) -> Reply:
+        body = self._yaml_bytes()
         mounted = mount_path(request)
         if mounted and not self.options.get("servers"):
             # As send_json does; a JSON string is a YAML scalar, and the key goes first.
