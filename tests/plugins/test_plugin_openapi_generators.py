@@ -3,7 +3,10 @@ Python models as named components, one path item per mount, the document as YAML
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
+import subprocess
+import sys
 from typing import TypedDict
 
 import msgspec
@@ -322,3 +325,26 @@ def test_cli_prints_yaml(tmp_path, capsys):
     loaded = yaml.safe_load(target.read_text(encoding="utf-8"))
     assert loaded["info"]["title"] == "framework example"
     assert loaded["paths"]["/items/{id}"]["get"]["operationId"] == "getItem"
+
+
+def test_a_client_generated_from_a_typed_application_has_a_class_per_model(tmp_path, monkeypatch):
+    pytest.importorskip("openapi_python_client")
+    # A fresh copy of examples/typed_app.py (handlers typed with TypedDicts and dataclasses).
+    import examples.typed_app
+    spec = importlib.util.spec_from_file_location("typed_app_copy", examples.typed_app.__file__)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "typed_app_copy", module)  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    app = module.app
+    app.register(openapi, info={"title": "typed", "version": "1"})
+    doc = document(app)
+    assert {"ItemIn", "ItemOut"} <= set(doc["components"]["schemas"])
+    (tmp_path / "doc.json").write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "config.yaml").write_text("package_name_override: typed_client\npost_hooks: []\n", encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "openapi_python_client", "generate", "--path", "doc.json",
+                             "--output-path", "out", "--config", "config.yaml"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 and "Warning" not in result.stdout + result.stderr, result.stdout + result.stderr
+    models = tmp_path / "out" / "typed_client" / "models"
+    assert {"item_in.py", "item_out.py"} <= {path.name for path in models.iterdir()}
+    assert "class ItemOut" in (models / "item_out.py").read_text(encoding="utf-8")
