@@ -121,7 +121,9 @@ def _openapi(args: argparse.Namespace) -> int:
         except ImportError:
             print("error: --yaml needs PyYAML: pip install 'framework[openapi]'", file=sys.stderr)
             return 1
-        text = yaml.safe_dump(app.openapi(), sort_keys=False, allow_unicode=True)
+        # types-PyYAML leaves one parameter's type open: pyright calls the function partially unknown.
+        text = yaml.safe_dump(app.openapi(), sort_keys=False,  # pyright: ignore[reportUnknownMemberType]
+                              allow_unicode=True)
     else:
         text = json.dumps(app.openapi(), indent=args.indent or None, ensure_ascii=False) + "\n"
     if args.output:
