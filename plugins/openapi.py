@@ -139,7 +139,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import typing_extensions
 
 from framework import Context, Reply, Request, plugin
-from framework.errors import UnresolvableRefError
+from framework.errors import TypeSchemaError, UnresolvableRefError
 from framework.route import Route
 from framework.schemas.typeschema import schema_of
 from framework.schemas.keywords import DATA_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
@@ -494,18 +494,23 @@ class _Models:
                 continue
             if _is_model(item):
                 assert isinstance(item, type)
-                found.append(self._register(item))
+                model_id = self._register(item)
+                if model_id is not None:
+                    found.append(model_id)
                 stack.extend(_field_types(item))
             else:
                 stack.extend(typing_extensions.get_args(item))
         return found
 
-    def _register(self, model: type) -> str:
+    def _register(self, model: type) -> str | None:
         if model in self.ids:
             return self.ids[model]
+        try:
+            schema = schema_of(model)
+        except TypeSchemaError:  # a field no route's schema holds (a ClassVar, say): nothing to name
+            return None
         model_id = f"{_MODEL_ID}{len(self.ids)}"
         self.ids[model] = model_id
-        schema = schema_of(model)
         self.schemas[model_id] = schema
         self.names[model_id] = [_COMPONENT_NAME.sub("_", model.__name__),
                                 _COMPONENT_NAME.sub("_", f"{model.__module__}.{model.__qualname__}")]
