@@ -443,14 +443,48 @@ def _is_model(tp: object) -> bool:
 
 
 def _field_types(tp: type) -> list[object]:
-    """The annotations of a TypedDict's or dataclass's fields (msgspec and pydantic keep
-    their nested models in their own export's ``$defs``)."""
-    if not (typing_extensions.is_typeddict(tp) or dataclasses.is_dataclass(tp)):
-        return []
+    """The annotations of a model's fields (where its nested models are)."""
+    fields: object = getattr(tp, "model_fields", None)  # pydantic
+    if isinstance(fields, dict):
+        return [getattr(field, "annotation", None) for field in fields.values()]
     try:
-        return list(typing_extensions.get_type_hints(tp, include_extras=True).values())
+        hints = typing_extensions.get_type_hints(tp, include_extras=True)
     except (NameError, TypeError):
         return []
+    struct_fields: object = getattr(tp, "__struct_fields__", None)  # msgspec
+    if isinstance(struct_fields, tuple):
+        return [hints[name] for name in struct_fields if name in hints]
+    return list(hints.values())
+
+
+def _top_definition(schema: JSONData) -> str | None:
+    """``X`` when ``schema`` is ``{"$ref": "#/definitions/X", "definitions": {"X": ...}}`` (a
+    msgspec export: the model itself is one of its definitions)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("definitions"), dict):
+        return None
+    ref = _ref_of(schema)
+    name = ref[len("#/definitions/"):] if ref is not None and ref.startswith("#/definitions/") else None
+    return name if name is not None and name in schema["definitions"] else None
+
+
+def _model_body(schema: JSONData) -> JSONData:
+    """A model's schema without its definitions: as another export holds it among its own."""
+    top = _top_definition(schema)
+    if top is not None:
+        assert isinstance(schema, dict)
+        body: JSONData = schema["definitions"][top]
+        return body
+    return {key: value for key, value in schema.items() if key != "definitions"} if isinstance(schema, dict) else schema
+
+
+def _rewrite_refs(node: JSONData, refs: Mapping[str, str]) -> JSONData:
+    if isinstance(node, dict):
+        return {key: (value if key in DATA_KEYWORDS else
+                      refs.get(value, value) if key == "$ref" and isinstance(value, str) else _rewrite_refs(value, refs))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_rewrite_refs(item, refs) for item in node]
+    return node
 
 
 def _replace_models(node: JSONData, targets: list[tuple[JSONData, str]], top: bool) -> JSONData:
@@ -516,13 +550,40 @@ class _Models:
                                 _COMPONENT_NAME.sub("_", f"{model.__module__}.{model.__qualname__}")]
         self.documents[model_id] = schema  # placeholder while its fields' models register
         nested = [i for field in _field_types(model) for i in self.ids_in(field) if i != model_id]
-        self.documents[model_id] = _replace_models(schema, self.targets(nested), True)
+        document = _replace_models(schema, self.targets(nested), True)
+        self.documents[model_id] = self._own_definitions(model_id, document, nested)
         return model_id
 
+    def _own_definitions(self, model_id: str, document: JSONData, nested: list[str]) -> JSONData:
+        """A msgspec or pydantic export keeps its nested models (and, for msgspec, itself)
+        under its own ``definitions``: the entry that is the model becomes the component's
+        top, and the entries that are other models references to their components."""
+        if not isinstance(document, dict) or not isinstance(document.get("definitions"), dict):
+            return document
+        definitions: dict[str, JSONData] = document["definitions"]
+        top_name = _top_definition(document)
+        refs: dict[str, str] = {top_name: model_id + "#"} if top_name is not None else {}
+        for name, entry in definitions.items():
+            replaced = _ref_of(entry)
+            if name not in refs and replaced is not None and replaced.startswith(_MODEL_ID) and isinstance(entry, dict) \
+                    and len(entry) == 1:
+                refs[name] = replaced  # an entry _replace_models made a reference already
+                continue
+            match = next((i for i in nested if name not in refs and entry == _model_body(self.schemas[i])), None)
+            if match is not None:
+                refs[name] = match + "#"
+        if not refs:
+            return document
+        own: JSONData = definitions[top_name] if top_name is not None else None
+        top: dict[str, Any] = dict(own) if isinstance(own, dict) else \
+            {k: v for k, v in document.items() if k != "definitions"}
+        rest = {name: entry for name, entry in definitions.items() if name not in refs}
+        if rest:
+            top["definitions"] = rest
+        return _rewrite_refs(top, {"#/definitions/" + escape_token(name): ref for name, ref in refs.items()})
+
     def targets(self, ids: Iterable[str]) -> list[tuple[JSONData, str]]:
-        """What :func:`_replace_models` replaces: the models' schemas, by reference. (A model's
-        schema with ``definitions`` of its own, a msgspec or pydantic export's, becomes a
-        component with its ``$defs``, which its local references then point into.)"""
+        """What :func:`_replace_models` replaces: the models' schemas, by reference."""
         return [(self.schemas[i], i + "#") for i in dict.fromkeys(ids)]
 
 

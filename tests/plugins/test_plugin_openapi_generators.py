@@ -219,6 +219,50 @@ def test_typed_models_are_components_referenced_by_ref():
     assert "python-model" not in json.dumps(doc)
 
 
+class Label(pydantic.BaseModel):
+    text: str
+
+
+class Product(pydantic.BaseModel):
+    labels: list[Label]
+
+
+class Order(pydantic.BaseModel):
+    products: list[Product]
+
+
+class Segment(msgspec.Struct):
+    start: Point
+    end: Point
+
+
+class TreeNode(TypedDict):
+    name: str
+    children: list[TreeNode]
+
+
+class Forest(TypedDict):
+    trees: list[TreeNode]
+
+
+def test_nested_pydantic_msgspec_and_recursive_models_are_components_too():
+    app = new_app()
+    app.get("/order", {"schema": {"response": {200: Order}}}, lambda request, reply: {})
+    app.get("/product", {"schema": {"response": {200: Product}}}, lambda request, reply: {})
+    app.get("/segment", {"schema": {"response": {200: Segment}}}, lambda request, reply: {})
+    app.get("/forest", {"schema": {"response": {200: Forest}}}, lambda request, reply: {})
+    doc = document(app)
+    schemas = doc["components"]["schemas"]
+    assert "$defs" not in json.dumps(schemas)  # the exports' own definitions became components
+    assert schemas["Order"]["properties"]["products"]["items"] == ref("Product")
+    assert schemas["Product"]["properties"]["labels"]["items"] == ref("Label")
+    assert schemas["Label"]["properties"] == {"text": {"title": "Text", "type": "string"}}
+    assert schemas["Segment"]["properties"] == {"start": ref("Point"), "end": ref("Point")}
+    assert schemas["Point"]["properties"] == {"x": {"type": "integer"}, "y": {"type": "integer"}}
+    assert schemas["Forest"]["properties"]["trees"] == {"type": "array", "items": ref("TreeNode")}
+    assert schemas["TreeNode"]["properties"]["children"] == {"type": "array", "items": ref("TreeNode")}
+
+
 def two_models_named_alike():
     def first():
         class Thing(TypedDict):
