@@ -398,7 +398,8 @@ def create_app(*, api_keys: list[str] | None = None, wrap_grandchild: bool = Fal
                                         Bearer(opts["keys"], name="apiKeys")])
 
         def routes(inner: Any, opts: dict[str, Any]) -> None:
-            inner.get("/me", {"schema": {"summary": "Whom the credentials name", "response": {200: WHO}}},
+            inner.get("/me", {"schema": {"summary": "Whom the credentials name", "tags": ["account"],
+                                           "response": {200: WHO}}},
                       lambda request, reply: {"scheme": request.auth.scheme, "principal": request.auth.principal})
 
         instance.register(routes)

@@ -170,7 +170,7 @@ class Framework(Context):
         for route in list(state.routes):
             if route.method == "GET" and route.options.get("expose_head_route") is not False \
                     and not state.router.has("HEAD", route.url):
-                state.add_route(Route("HEAD", route.url, route.options, route.context))
+                state.add_route(Route("HEAD", route.url, route.options, route.context, route.plugin))
         state.not_found = self._not_found_routes()
         if self._method_not_allowed:
             self._not_allowed_route = CompiledRoute(

@@ -496,7 +496,7 @@ class Context:
                                   for expanded in expand_optional(joined))
         for method_name in options["method"]:
             for full_url in full_urls:
-                route: Route[Context] = Route(method_name, full_url, options, self)
+                route: Route[Context] = Route(method_name, full_url, options, self, self._state.plugin_tree.current)
                 self._state.add_route(route)
                 self._routes.append(route)
         return self

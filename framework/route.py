@@ -88,13 +88,16 @@ class Route(Generic[ContextT]):
     """One declared route (one method, one URL). ``compiled`` is set at ``ready()`` (or at
     its first request with ``lazy=True``)."""
 
-    __slots__ = ("method", "url", "options", "context", "compiled")
+    __slots__ = ("method", "url", "options", "context", "compiled", "plugin")
 
-    def __init__(self, method: str, url: str, options: dict[str, Any], context: ContextT) -> None:
+    def __init__(self, method: str, url: str, options: dict[str, Any], context: ContextT,
+                 plugin: str = "root") -> None:
         self.method = method
         self.url = url
         self.options = options
         self.context = context
+        #: The name of the plugin that declared the route (``"root"``: the application's own code).
+        self.plugin = plugin
         self.compiled: CompiledRoute | None = None
 
     @property

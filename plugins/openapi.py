@@ -24,10 +24,11 @@ adds ``instance.openapi()`` there::
     document = app.openapi()   # a dict; also GET /documentation/json
     assert "/items/{id}" in document["paths"]
 
-``GET /documentation/json`` answers the document and ``GET /documentation`` Swagger UI 5
-(served from the ``swagger-ui-bundle-v2`` package, ``pip install 'framework[openapi]'``,
-under ``/documentation/static/``: no CDN, it works offline). ``python -m framework openapi
-module:app`` prints the document.
+``GET /documentation/json`` answers the document, ``GET /documentation/openapi.yaml`` the
+same as YAML (with PyYAML) and ``GET /documentation`` Swagger UI 5 (served from the
+``swagger-ui-bundle-v2`` package, ``pip install 'framework[openapi]'``, under
+``/documentation/static/``: no CDN, it works offline). ``python -m framework openapi
+module:app [--yaml]`` prints the document.
 
 Options:
 
@@ -85,6 +86,15 @@ What becomes of a route (one operation per method and path):
   ``operation_id`` (checked unique: a duplicate fails ``ready()`` with
   :class:`OpenAPIError`), ``deprecated``, ``security``, ``external_docs``, ``hide``
   (the route is left out), ``consumes`` and ``produces``.
+- Without them: the ``operationId`` is :func:`default_operation_id`'s (the handler's name
+  after the context's prefix, or the method and the path), the ``tags`` the name of the
+  plugin that declared the route (none for the application's own routes), the ``summary``
+  and ``description`` the first line and the rest of the handler's docstring.
+- The Python models of typed routes (TypedDict, dataclass, msgspec, pydantic) are
+  ``components/schemas`` named after their class (``module.Class`` when another model took
+  the name) and referred to by ``$ref``, nested ones too.
+- A ``mount()``ed application is one path item ``<prefix>/{path}`` without operations,
+  whose description says a mounted WSGI application answers there.
 - A route that ``framework.plugins.bearer_auth`` guards (its context and descendants, or a route with
   its ``verify_bearer_auth`` hook) requires ``bearerAuth`` (an HTTP bearer scheme in
   ``components/securitySchemes``); a route ``framework.plugins.auth`` guards requires its schemes
@@ -115,7 +125,9 @@ The document is built once, at ``ready()`` (an ``on_ready`` hook), and its JSON 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import html
+import inspect
 import json
 import re
 import threading
@@ -125,14 +137,17 @@ from pathlib import Path
 from typing import Any, Callable, TypeGuard, TypeVar, overload
 from urllib.parse import unquote, urljoin, urlsplit
 
+import typing_extensions
+
 from framework import Context, Reply, Request, plugin
-from framework.errors import UnresolvableRefError
+from framework.errors import TypeSchemaError, UnresolvableRefError
 from framework.route import Route
+from framework.schemas.typeschema import schema_of
 from framework.schemas.keywords import DATA_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 from framework.schemas.store import (JSONData, RefIndex, base_inside, escape_token, is_object, iter_subschemas,
                                normalize_input_schema, to_pointer)
 
-__all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema"]
+__all__ = ["openapi", "OpenAPIError", "build_document", "to_openapi_schema", "default_operation_id"]
 
 OPENAPI_VERSION = "3.1.0"
 #: Route methods with an operation field in a path item.
@@ -341,6 +356,9 @@ class _Components:
         self.schemas: dict[str, Any] = {}
         self.by_identity: dict[int, str] = {}
         self.pending: list[tuple[str, Any, Mapping[str, Any]]] = []
+        #: Component names wanted for some shared ids (a Python model's: its class name).
+        self.preferred: dict[str, list[str]] = {}
+        self.models = _Models()
 
     def _name(self, wanted: str) -> str:
         base = _COMPONENT_NAME.sub("_", wanted.rstrip("#")) or "schema"
@@ -353,7 +371,9 @@ class _Components:
         """The component name of a shared schema (as a context sees it), added on first use."""
         key = id(schema)
         if key not in self.by_identity:
-            name = self._name(schema_id)
+            wanted = self.preferred.get(schema_id, [schema_id])
+            name = next((candidate for candidate in wanted if candidate not in self.schemas), None) \
+                or self._name(wanted[-1])
             self.by_identity[key] = name
             self.schemas[name] = None  # reserved; converted below (it may reference itself)
             self.schemas[name] = self.convert(_expanded(schema, shared), name, shared)
@@ -410,6 +430,164 @@ def _has_local_ref(schema: JSONData) -> bool:
     return any(isinstance(node.get("$ref"), str) and node["$ref"].startswith("#") for node in iter_subschemas(schema))
 
 
+# --------------------------------------------------------------------------- Python models
+
+#: The prefix of the internal ids under which typed routes' models join the shared schemas.
+_MODEL_ID = "python-model:"
+
+
+def _is_model(tp: object) -> bool:
+    """A TypedDict, a dataclass, a msgspec ``Struct`` or a pydantic model (a named type)."""
+    return isinstance(tp, type) and (typing_extensions.is_typeddict(tp) or dataclasses.is_dataclass(tp)
+                                     or hasattr(tp, "__struct_fields__")
+                                     or callable(getattr(tp, "model_json_schema", None)))
+
+
+def _field_types(tp: type) -> list[object]:
+    """The annotations of a model's fields (where its nested models are)."""
+    fields: object = getattr(tp, "model_fields", None)  # pydantic
+    if isinstance(fields, dict):
+        return [getattr(field, "annotation", None) for field in fields.values()]
+    try:
+        hints = typing_extensions.get_type_hints(tp, include_extras=True)
+    except (NameError, TypeError):
+        return []
+    struct_fields: object = getattr(tp, "__struct_fields__", None)  # msgspec
+    if isinstance(struct_fields, tuple):
+        return [hints[name] for name in struct_fields if name in hints]
+    return list(hints.values())
+
+
+def _top_definition(schema: JSONData) -> str | None:
+    """``X`` when ``schema`` is ``{"$ref": "#/definitions/X", "definitions": {"X": ...}}`` (a
+    msgspec export: the model itself is one of its definitions)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("definitions"), dict):
+        return None
+    ref = _ref_of(schema)
+    name = ref[len("#/definitions/"):] if ref is not None and ref.startswith("#/definitions/") else None
+    return name if name is not None and name in schema["definitions"] else None
+
+
+def _model_body(schema: JSONData) -> JSONData:
+    """A model's schema without its definitions: as another export holds it among its own."""
+    top = _top_definition(schema)
+    if top is not None:
+        assert isinstance(schema, dict)
+        body: JSONData = schema["definitions"][top]
+        return body
+    return {key: value for key, value in schema.items() if key != "definitions"} if isinstance(schema, dict) else schema
+
+
+def _rewrite_refs(node: JSONData, refs: Mapping[str, str]) -> JSONData:
+    if isinstance(node, dict):
+        return {key: (value if key in DATA_KEYWORDS else
+                      refs.get(value, value) if key == "$ref" and isinstance(value, str) else _rewrite_refs(value, refs))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_rewrite_refs(item, refs) for item in node]
+    return node
+
+
+def _replace_models(node: JSONData, targets: list[tuple[JSONData, str]], top: bool) -> JSONData:
+    """``node`` with each subschema equal to a model's schema replaced by a ``$ref`` to it
+    (not ``node`` itself when ``top``: a model's own document)."""
+    if isinstance(node, dict):
+        if not top:
+            for schema, ref in targets:
+                if node == schema:
+                    return {"$ref": ref}
+        return {key: (value if key in DATA_KEYWORDS else _replace_models(value, targets, False))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_replace_models(item, targets, False) for item in node]
+    return node
+
+
+class _Models:
+    """The Python models typed routes were declared with: each is a shared schema of its own
+    (an internal id), so that the document names it once under ``components/schemas`` (its
+    class name; ``module.Class`` when another model took the name) and refers to it."""
+
+    def __init__(self) -> None:
+        self.ids: dict[type, str] = {}
+        self.documents: dict[str, JSONData] = {}
+        self.schemas: dict[str, JSONData] = {}
+        self.names: dict[str, list[str]] = {}
+
+    def ids_in(self, tp: object) -> list[str]:
+        """The ids of the models ``tp`` is or contains (registered on first sight)."""
+        found: list[str] = []
+        seen: set[object] = set()
+        stack: list[object] = [tp]
+        while stack:
+            item = stack.pop()
+            try:
+                if item in seen:
+                    continue
+                seen.add(item)
+            except TypeError:  # an unhashable annotation argument
+                continue
+            if _is_model(item):
+                assert isinstance(item, type)
+                model_id = self._register(item)
+                if model_id is not None:
+                    found.append(model_id)
+                stack.extend(_field_types(item))
+            else:
+                stack.extend(typing_extensions.get_args(item))
+        return found
+
+    def _register(self, model: type) -> str | None:
+        if model in self.ids:
+            return self.ids[model]
+        try:
+            schema = schema_of(model)
+        except TypeSchemaError:  # a field no route's schema holds (a ClassVar, say): nothing to name
+            return None
+        model_id = f"{_MODEL_ID}{len(self.ids)}"
+        self.ids[model] = model_id
+        self.schemas[model_id] = schema
+        self.names[model_id] = [_COMPONENT_NAME.sub("_", model.__name__),
+                                _COMPONENT_NAME.sub("_", f"{model.__module__}.{model.__qualname__}")]
+        self.documents[model_id] = schema  # placeholder while its fields' models register
+        nested = [i for field in _field_types(model) for i in self.ids_in(field) if i != model_id]
+        document = _replace_models(schema, self.targets(nested), True)
+        self.documents[model_id] = self._own_definitions(model_id, document, nested)
+        return model_id
+
+    def _own_definitions(self, model_id: str, document: JSONData, nested: list[str]) -> JSONData:
+        """A msgspec or pydantic export keeps its nested models (and, for msgspec, itself)
+        under its own ``definitions``: the entry that is the model becomes the component's
+        top, and the entries that are other models references to their components."""
+        if not isinstance(document, dict) or not isinstance(document.get("definitions"), dict):
+            return document
+        definitions: dict[str, JSONData] = document["definitions"]
+        top_name = _top_definition(document)
+        refs: dict[str, str] = {top_name: model_id + "#"} if top_name is not None else {}
+        for name, entry in definitions.items():
+            replaced = _ref_of(entry)
+            if name not in refs and replaced is not None and replaced.startswith(_MODEL_ID) and isinstance(entry, dict) \
+                    and len(entry) == 1:
+                refs[name] = replaced  # an entry _replace_models made a reference already
+                continue
+            match = next((i for i in nested if name not in refs and entry == _model_body(self.schemas[i])), None)
+            if match is not None:
+                refs[name] = match + "#"
+        if not refs:
+            return document
+        own: JSONData = definitions[top_name] if top_name is not None else None
+        top: dict[str, Any] = dict(own) if isinstance(own, dict) else \
+            {k: v for k, v in document.items() if k != "definitions"}
+        rest = {name: entry for name, entry in definitions.items() if name not in refs}
+        if rest:
+            top["definitions"] = rest
+        return _rewrite_refs(top, {"#/definitions/" + escape_token(name): ref for name, ref in refs.items()})
+
+    def targets(self, ids: Iterable[str]) -> list[tuple[JSONData, str]]:
+        """What :func:`_replace_models` replaces: the models' schemas, by reference."""
+        return [(self.schemas[i], i + "#") for i in dict.fromkeys(ids)]
+
+
 # --------------------------------------------------------------------------- operations
 
 def _openapi_path(url: str) -> tuple[str, list[str]]:
@@ -464,7 +642,14 @@ class _OperationBuilder:
         self.schema = route.schema
         self.components = components
         self.options = options
-        self.shared = route.context.get_schemas()
+        self.shared: Mapping[str, Any] = route.context.get_schemas()
+        types: Mapping[str, tuple[Any, str]] = route.options.get("types") or {}
+        model_ids = [model_id for tp, _origin in types.values() for model_id in components.models.ids_in(tp)]
+        self.model_targets = components.models.targets(model_ids)
+        if model_ids:
+            models = components.models
+            self.shared = {**self.shared, **{model_id: models.documents[model_id] for model_id in models.documents}}
+            components.preferred.update(models.names)
         path, self.path_names = _openapi_path(route.url)
         self.path = path
         slug = re.sub(r"[^A-Za-z0-9]+", "_", route.url).strip("_") or "root"
@@ -473,6 +658,8 @@ class _OperationBuilder:
     # A part's schema as the document writes it.
     def _document_schema(self, schema: JSONData, part: str) -> JSONData:
         schema = _expanded(schema, self.shared)
+        if self.model_targets:
+            schema = _replace_models(schema, self.model_targets, False)
         if _has_local_ref(schema):
             return {"$ref": "#/components/schemas/" + self.components.hoist(schema, f"{self.slug}.{part}", self.shared)}
         return self.components.convert(schema, None, self.shared)
@@ -601,6 +788,13 @@ class _OperationBuilder:
             operation["operationId"] = schema["operation_id"]
         if "external_docs" in schema:
             operation["externalDocs"] = copy.deepcopy(schema["external_docs"])
+        if "tags" not in schema and self.route.plugin != "root":
+            operation["tags"] = [self.route.plugin]  # the plugin that declared the route
+        summary, description = _docstring(self.route.options.get("handler"))
+        if summary and "summary" not in schema:
+            operation["summary"] = summary
+        if description and "description" not in schema:
+            operation["description"] = description
         parameters = self.parameters()
         if parameters:
             operation["parameters"] = parameters
@@ -616,6 +810,51 @@ class _OperationBuilder:
         elif "security" not in operation and guarded:
             operation["security"] = [{SECURITY_SCHEME: []}]
         return operation
+
+
+def _docstring(handler: object) -> tuple[str, str]:
+    """A handler function's docstring as ``(summary, description)``: its first line, the
+    rest (a callable object's class docstring says nothing of the route: not used)."""
+    if not (inspect.isfunction(handler) or inspect.ismethod(handler)):
+        return "", ""
+    doc = inspect.getdoc(handler) or ""
+    first, _, rest = doc.partition("\n")
+    return first.strip(), rest.strip()
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text.replace("*", "rest")).strip("_")
+
+
+def default_operation_id(route: Route, shared_handler: bool = False) -> str:
+    """The ``operationId`` of a route that does not set ``operation_id``: the handler's name,
+    after the declaring context's prefix (``items_get_item`` for ``get_item`` under
+    ``/items``); for a handler without a name of its own (a lambda, a callable object) or one
+    serving several operations (``shared_handler``), the method and the path
+    (``get_items_id`` for ``GET /items/:id``)."""
+    name = getattr(route.options.get("handler"), "__name__", "")
+    if isinstance(name, str) and name.isidentifier() and not shared_handler and inspect.isroutine(
+            route.options.get("handler")):
+        prefix = _slug(route.context.prefix)
+        return f"{prefix}_{name}" if prefix else name
+    return f"{route.method.lower()}_{_slug(route.url) or 'root'}"
+
+
+def _mount_path_item(route: Route) -> tuple[str, dict[str, Any]]:
+    """A ``mount()``ed application's one path item: ``<prefix>/{path}``, no operations (its
+    routes are its own), a description saying so."""
+    prefix = route.url[:-2] if route.url.endswith("/*") else route.url
+    handler = route.options.get("handler")
+    name = getattr(handler, "__name__", "mount(application)")
+    item: dict[str, Any] = {
+        "summary": f"Mounted WSGI application {name}",
+        "description": (f"Every method and path below {prefix} (and {prefix} itself) is answered by a "
+                        f"mounted WSGI application ({name}, instance.mount), not described by this "
+                        "document."),
+        "parameters": [{"name": "path", "in": "path", "required": True, "schema": {"type": "string"},
+                        "description": "the rest of the path, given to the mounted application (it may contain '/')"}],
+    }
+    return _openapi_path(prefix)[0] + "/{path}", item
 
 
 def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
@@ -684,11 +923,14 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     security_schemes: dict[str, dict[str, Any]] = {}  # framework.plugins.auth's, by name
     uses_errors = uses_problems = False
     transform = options.get("transform")
+    documented: list[Route] = []
+    mounts: dict[str, dict[str, Any]] = {}
     for route in context.routes():
-        if route.method not in OPENAPI_METHODS:
+        if route.method not in OPENAPI_METHODS or route.schema.get("hide"):
             continue
-        schema = route.schema
-        if schema.get("hide"):
+        if route.options.get("mount"):
+            path, item = _mount_path_item(route)
+            mounts.setdefault(path, item)
             continue
         # "/items/" beside "/items": one declaration, documented once; "/items/:id?" is two
         # paths ("/items/{id}" and "/items"): a path parameter is always required in OpenAPI.
@@ -696,6 +938,11 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         if key in seen:
             continue
         seen.add(key)
+        documented.append(route)
+    handler_uses: dict[int, int] = {}
+    for route in documented:
+        handler_uses[id(route.options.get("handler"))] = handler_uses.get(id(route.options.get("handler")), 0) + 1
+    for route in documented:
         builder = _OperationBuilder(route, components, options)
         guarded = _guarded(route)
         security, schemes = _auth_security(route)
@@ -703,6 +950,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
             if security_schemes.setdefault(name, scheme) != scheme:
                 raise OpenAPIError(f"two different security schemes are named {name!r}: give one of them name=")
         operation = builder.operation(guarded, security)
+        operation.setdefault("operationId", default_operation_id(route, handler_uses[id(route.options.get("handler"))] > 1))
         if transform is not None:
             transformed: JSONData = transform(operation, route)
             if not isinstance(transformed, dict):
@@ -712,7 +960,8 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         if operation_id is not None:
             where = f"{route.method} {route.url}"
             if operation_id in operation_ids:
-                raise OpenAPIError(f"duplicate operation_id {operation_id!r}: {operation_ids[operation_id]} and {where}")
+                raise OpenAPIError(f"duplicate operation_id {operation_id!r}: {operation_ids[operation_id]} and {where} "
+                                   "(give one of them its own schema 'operation_id')")
             operation_ids[operation_id] = where
         any_guarded = any_guarded or any(SECURITY_SCHEME in requirement for requirement in operation.get("security", []))
         responses = json.dumps(operation.get("responses"))
@@ -729,6 +978,8 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         document["tags"] = copy.deepcopy(options["tags"])
     if options.get("external_docs"):
         document["externalDocs"] = copy.deepcopy(options["external_docs"])
+    for path, item in mounts.items():
+        paths.setdefault(path, item)
     document["paths"] = paths
     # Every shared schema visible to the documented contexts is a component, used or not.
     for each in context.walk():
@@ -753,6 +1004,15 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
 
 
 # --------------------------------------------------------------------------- the page
+
+def _yaml() -> Any:
+    """PyYAML (``pip install 'framework[openapi]'``), or ``None`` without it."""
+    try:
+        import yaml
+    except ImportError:
+        return None
+    return yaml
+
 
 def _swagger_ui_files() -> Path | None:
     try:
@@ -832,6 +1092,7 @@ class _Documentation:
         self.instance = instance
         self.options = options
         self.body: bytes | None = None
+        self.yaml_body: bytes | None = None  # with PyYAML only
         self.builds = 0
         self._lock = threading.Lock()
 
@@ -841,6 +1102,28 @@ class _Documentation:
                 document = build_document(self.instance, self.options)
                 self.body = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
                 self.builds += 1
+
+    def _yaml_bytes(self) -> bytes:
+        """The document as YAML, made on the first request for it (PyYAML's pure-Python
+        dumper takes tens of milliseconds: not every worker's boot should pay for it), then kept."""
+        if self.body is None:
+            self.build()
+        with self._lock:
+            if self.yaml_body is None:
+                assert self.body is not None
+                yaml = _yaml()
+                dumper = getattr(yaml, "CSafeDumper", None) or yaml.SafeDumper  # libyaml's when PyYAML has it
+                self.yaml_body = yaml.dump(json.loads(self.body), Dumper=dumper, sort_keys=False,
+                                           allow_unicode=True).encode("utf-8")
+            return self.yaml_body
+
+    def send_yaml(self, request: Request, reply: Reply) -> Reply:
+        body = self._yaml_bytes()
+        mounted = mount_path(request)
+        if mounted and not self.options.get("servers"):
+            # As send_json does; a JSON string is a YAML scalar, and the key goes first.
+            body = b"servers:\n- url: " + json.dumps(mounted).encode("utf-8") + b"\n" + body
+        return reply.header("x-content-type-options", "nosniff").type("application/yaml").send(body)
 
     def document(self) -> dict[str, Any]:
         """``instance.openapi()``: the document (a new dict each call)."""
@@ -901,6 +1184,8 @@ def _openapi(instance: Context, opts: Mapping[str, Any]) -> None:
     info: dict[str, Any] = options.get("info") or {}
     title = html.escape(str(info.get("title", "API")))
     instance.get(route_prefix + "/json", dict(internal), documentation.send_json)
+    if _yaml() is not None:
+        instance.get(route_prefix + "/openapi.yaml", dict(internal), documentation.send_yaml)
     files = _swagger_ui_files() if options.get("ui", True) else None
     if files is None:
         if not options.get("ui", True):

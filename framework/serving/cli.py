@@ -17,7 +17,8 @@ gunicorn's ``--reload`` or granian's (``pip install 'granian[reload]'``).
 
 ``openapi module:app`` prints the application's OpenAPI document (JSON), as
 ``app.openapi()`` returns it: the application must register ``framework.plugins.openapi``.
-``--indent N`` (default 2; 0 for one line), ``--output FILE``.
+``--indent N`` (default 2; 0 for one line), ``--output FILE``, ``--yaml`` (YAML instead
+of JSON, through PyYAML: ``pip install 'framework[openapi]'``).
 
 ``explain module:app METHOD URL`` prints ``app.explain(METHOD, URL)``: the route, its
 hooks in run order with the plugin that added each, validators, serializers, error
@@ -114,7 +115,17 @@ def _openapi(args: argparse.Namespace) -> int:
         print(f"error: {args.app} does not register framework.plugins.openapi on its root "
               "(app.register(openapi, ...))", file=sys.stderr)
         return 1
-    text = json.dumps(app.openapi(), indent=args.indent or None, ensure_ascii=False) + "\n"
+    if args.yaml:
+        try:
+            import yaml  # PyYAML: pip install 'framework[openapi]'
+        except ImportError:
+            print("error: --yaml needs PyYAML: pip install 'framework[openapi]'", file=sys.stderr)
+            return 1
+        # types-PyYAML leaves one parameter's type open: pyright calls the function partially unknown.
+        text = yaml.safe_dump(app.openapi(), sort_keys=False,  # pyright: ignore[reportUnknownMemberType]
+                              allow_unicode=True)
+    else:
+        text = json.dumps(app.openapi(), indent=args.indent or None, ensure_ascii=False) + "\n"
     if args.output:
         with open(args.output, "w", encoding="utf-8") as output:
             output.write(text)
@@ -176,6 +187,7 @@ def add_commands(subcommands: Any) -> None:
     openapi_parser.add_argument("app", help="module:app")
     openapi_parser.add_argument("--indent", type=int, default=2, help="JSON indentation (0: one line)")
     openapi_parser.add_argument("--output", "-o", help="write to this file instead of stdout")
+    openapi_parser.add_argument("--yaml", action="store_true", help="YAML instead of JSON (PyYAML)")
     openapi_parser.set_defaults(command_function=_openapi)
     explain_parser = subcommands.add_parser("explain", help="explain how the application answers one request")
     explain_parser.add_argument("app", help="module:app")

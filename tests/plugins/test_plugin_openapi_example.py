@@ -65,13 +65,20 @@ def test_every_route_of_the_example_is_one_operation(document):
 
 def test_the_encapsulation_routes_and_their_security(document):
     paths = document["paths"]
+    # decorator_values serves three routes: their operationIds are the method and path; the
+    # tag is the declaring plugin's name, the summary the handler's docstring.
+    summary = "The three decorators as this route's request sees them (invisible ones: UNDEFINED)."
     assert paths["/private"]["get"] == {
+        "tags": ["private"], "summary": summary, "operationId": "get_private",
         "responses": {"default": {"description": "Default Response"},
                       "401": {"description": "Unauthorized", "content": json_content(
                           {"$ref": "#/components/schemas/FrameworkError"})}},
         "security": [{"bearerAuth": []}]}
-    for public in ("/child", "/grandchild"):
-        assert paths[public]["get"] == {"responses": {"default": {"description": "Default Response"}}}
+    for public in ("child", "grandchild"):
+        assert paths[f"/{public}"]["get"] == {"tags": [public], "summary": summary, "operationId": f"get_{public}",
+                                             "responses": {"default": {"description": "Default Response"}}}
+    assert paths["/account/me"]["get"]["operationId"] == "get_account_me"
+    assert paths["/account/me"]["get"]["tags"] == ["account"]
     assert document["components"]["securitySchemes"] == {
         "bearerAuth": {"type": "http", "scheme": "bearer"},
         "jwt": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},  # framework.plugins.auth's (/account)
@@ -163,13 +170,29 @@ def test_swagger_ui_renders_every_operation_in_chromium(server, document, tmp_pa
 
     # The README's screenshot (docs/openapi.png): refreshed with OPENAPI_SCREENSHOT=1.
     shot = tmp_path / "openapi.png"
-    _headless(f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1280,1200", f"--screenshot={shot}",
+    _headless(f"--user-data-dir={tmp_path / 'profile2'}", "--window-size=1280,1480", f"--screenshot={shot}",
               server.base + "/documentation")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     target = ROOT / "docs" / "openapi.png"
     if os.environ.get("OPENAPI_SCREENSHOT") == "1" or not target.exists():
         target.parent.mkdir(exist_ok=True)
         shutil.copyfile(shot, target)
+
+
+def test_swagger_ui_authorize_lists_each_auth_scheme_in_chromium(server, tmp_path):
+    from browser import Browser  # tests/support: Chromium over the DevTools protocol
+    browser_path = _chromium()
+    if browser_path is None:
+        _headless()  # fails on CI, skips elsewhere
+    with Browser(browser_path, str(tmp_path / "profile")) as browser:
+        page = browser.open(server.base + "/documentation")
+        page.wait_for("document.querySelector('.btn.authorize') !== null")
+        page.evaluate("document.querySelector('.btn.authorize').click()")
+        page.wait_for("document.querySelectorAll('.auth-container').length > 0")
+        schemes = page.evaluate("[...document.querySelectorAll('.auth-container h4')].map(e => e.innerText)")
+    # bearer_auth's scheme (/private), framework.plugins.auth's JWT and API keys (/account/me)
+    assert [re.sub(r"\s+", " ", text).strip() for text in schemes] == [
+        "bearerAuth (http, Bearer)", "jwt (http, Bearer)", "apiKeys (http, Bearer)"]
 
 
 def _schemathesis(server: Server, where: Path, *options: str) -> subprocess.CompletedProcess:
