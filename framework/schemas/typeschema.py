@@ -318,6 +318,17 @@ class _Converter:
             schema["definitions"] = self.definitions
         return schema
 
+    def exported(self, tp: Any, schema: Schema) -> Schema:
+        """A msgspec or pydantic export, its shared parts moved to the top's ``definitions``:
+        its ``$ref`` s point at the document's root, wherever the export is placed."""
+        local = dict(_local_definitions(schema))
+        for name, definition in local.pop("definitions", {}).items():
+            taken = self.definitions.setdefault(name, definition)
+            if taken != definition:
+                raise TypeSchemaError(f"{_name(tp)} exports a definition {name!r} that another type "
+                                      "in the same schema defines differently: rename one of the two")
+        return local
+
     # Named types are the only ones that can refer to themselves.
     @staticmethod
     def _named(tp: Any) -> bool:
@@ -394,9 +405,9 @@ class _Converter:
             return self.dataclass(tp)
         if _is_msgspec_struct(tp):
             import msgspec
-            return _local_definitions(msgspec.json.schema(tp))
+            return self.exported(tp, msgspec.json.schema(tp))
         if _is_pydantic_model(tp):
-            return _local_definitions(tp.model_json_schema())
+            return self.exported(tp, tp.model_json_schema())
         if origin in _SEQUENCES or (_hashable(tp) and tp in _SEQUENCES):
             return self.sequence(origin or tp, args)
         if origin in _MAPPINGS or (_hashable(tp) and tp in _MAPPINGS):

@@ -174,6 +174,28 @@ def test_msgspec_and_pydantic_models_use_their_own_export() -> None:
     assert post["properties"]["title"]["type"] == "string" and post["required"] == ["title"]
 
 
+class Tagged(TypedDict):
+    tags: list[Tag]
+    first: Tag
+
+
+def test_a_msgspec_model_inside_another_type_keeps_its_definitions_at_the_root() -> None:
+    """The export's ``$ref`` s point at the document's root, wherever the model is placed."""
+    schema = schema_of(Tagged)
+    assert schema["properties"]["first"] == {"$ref": "#/definitions/Tag"}
+    assert schema["definitions"]["Tag"]["required"] == ["name"]
+    app = Framework()
+
+    @app.post("/tagged")
+    def tagged(request: Request[Tagged], reply: Reply) -> Tagged:
+        return request.body
+
+    ok = app.inject(method="POST", url="/tagged", json={"tags": [{"name": "a"}], "first": {"name": "b", "rank": 2}})
+    assert ok.status_code == 200 and ok.json() == {"tags": [{"name": "a", "rank": 0}], "first": {"name": "b", "rank": 2}}
+    bad = app.inject(method="POST", url="/tagged", json={"tags": [{"rank": 1}], "first": {"name": "b"}})
+    assert bad.status_code == 400 and "name" in bad.json()["message"]
+
+
 # --- Behaviour through inject: the derived route answers as the hand-written one -----------
 
 class ItemIn(TypedDict):
