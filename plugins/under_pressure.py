@@ -57,9 +57,16 @@ sees it, else ``prometheus_client.REGISTRY``; in multiprocess mode, the worker's
     are per worker; a dead worker's series leave with it.
 ``framework_pressure_refused_total`` (counter; label ``limit``: ``in_flight``, ``rss`` or ``p99``)
     The requests refused, by the limit that refused them.
+
+When the context sees ``framework.plugins.otel`` (with its metrics on), the same figures
+are OpenTelemetry instruments of its meter: observable gauges ``framework.pressure.in_flight``,
+``framework.pressure.memory.rss`` and ``framework.pressure.p99_latency`` (observed when the
+reader collects; none while a figure is unknown), and the counter
+``framework.pressure.refused`` (attribute ``limit``).
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import os
@@ -155,7 +162,7 @@ class Pressure:
         # multiprocess mode only; a single process reads ``in_flight`` when scraped), the
         # refused counter's series by limit, and what to tell once sampled.
         self.in_flight_gauge: Gauge | None = None
-        self.refused: dict[str, Any] = {}
+        self.refused: dict[str, list[Callable[[], Any]]] = {limit: [] for limit in self.limits_watched()}
         self.on_sampled: Callable[[], None] | None = None
 
     def limits_watched(self) -> list[str]:
@@ -186,9 +193,8 @@ class Pressure:
             reason, limit = f"too many requests in flight (max_in_flight={self.max_in_flight})", _IN_FLIGHT
         else:
             reason, limit = sampled
-        refused = self.refused.get(limit)
-        if refused is not None:
-            refused.inc()
+        for count in self.refused[limit]:
+            count()
         error = UnderPressureError(reason)
         return reply.code(503).header("retry-after", self.retry_after).send(
             {"statusCode": 503, "code": error.code, "error": "Service Unavailable", "message": error.message})
@@ -287,7 +293,8 @@ class _Export:
     def add(self, pressure: Pressure) -> None:
         self.pressures.add(pressure)
         # The series of the limits set exist from the start, at 0 (rate() needs a first value).
-        pressure.refused = {limit: self.refused.labels(limit) for limit in pressure.limits_watched()}
+        for limit, counts in pressure.refused.items():
+            counts.append(self.refused.labels(limit).inc)
 
     def figures(self) -> tuple[int, float | None, float | None]:
         """The in-flight requests, the memory and the p99 latency over the registrations
@@ -370,6 +377,58 @@ class _FileExport(_Export):
             self.p99.set(math.nan if p99 is None else p99)
 
 
+class _OtelExport:
+    """The figures as OpenTelemetry instruments of one meter (``framework.plugins.otel``'s):
+    observable gauges read when the reader collects (nothing per request), and a counter of
+    the refusals."""
+
+    def __init__(self, meter: Any) -> None:
+        self.pressures: "weakref.WeakSet[Pressure]" = weakref.WeakSet()
+        meter.create_observable_gauge("framework.pressure.in_flight", [self.in_flight], unit="{request}",
+                                      description=_IN_FLIGHT_METRIC[1])
+        meter.create_observable_gauge("framework.pressure.memory.rss", [self.rss], unit="By",
+                                      description=_RSS_METRIC[1])
+        meter.create_observable_gauge("framework.pressure.p99_latency", [self.p99], unit="s",
+                                      description=_P99_METRIC[1])
+        self.refused = meter.create_counter("framework.pressure.refused", unit="{request}",
+                                            description=_REFUSED_METRIC[1])
+
+    def add(self, pressure: Pressure) -> None:
+        self.pressures.add(pressure)
+        for limit, counts in pressure.refused.items():
+            counts.append(functools.partial(self.refused.add, 1, {"limit": limit}))
+
+    def figures(self) -> tuple[int, float | None, float | None]:
+        pressures = list(self.pressures)
+        for pressure in pressures:
+            pressure.refresh()
+        rss = [float(p.rss_bytes) if p.rss_bytes is not None else None for p in pressures if p.read_rss is not None]
+        p99 = [p.p99_latency for p in pressures if p.max_p99_latency is not None]
+        known_rss = [value for value in rss if value is not None]
+        known_p99 = [value for value in p99 if value is not None]
+        return (sum(p.in_flight for p in pressures), max(known_rss) if known_rss else None,
+                max(known_p99) if known_p99 else None)
+
+    # The callbacks: an observation, or none when not watched or too few samples.
+    def in_flight(self, options: Any) -> list[Any]:
+        from opentelemetry.metrics import Observation
+
+        return [Observation(self.figures()[0])]
+
+    def rss(self, options: Any) -> list[Any]:
+        from opentelemetry.metrics import Observation
+
+        value = self.figures()[1]
+        return [] if value is None else [Observation(value)]
+
+    def p99(self, options: Any) -> list[Any]:
+        from opentelemetry.metrics import Observation
+
+        value = self.figures()[2]
+        return [] if value is None else [Observation(value)]
+
+
+_otel_exports: "weakref.WeakKeyDictionary[Any, _OtelExport]" = weakref.WeakKeyDictionary()
 _exports: "weakref.WeakKeyDictionary[CollectorRegistry, _Export]" = weakref.WeakKeyDictionary()
 _file_export: list[_FileExport] = []  # at most one: this process's
 _exports_lock = threading.Lock()
@@ -405,6 +464,19 @@ def _export(pressure: Pressure, instance: Context, multiprocess: bool) -> None:
         export.add(pressure)
 
 
+def _export_otel(pressure: Pressure, instance: Context) -> None:
+    """``on_ready``: the figures as instruments of the meter of ``framework.plugins.otel``, when
+    the context sees it (one set of instruments per meter)."""
+    if not instance.has_decorator("otel_meter"):
+        return
+    meter = getattr(instance, "otel_meter")
+    with _exports_lock:
+        export = _otel_exports.get(meter)
+        if export is None:
+            export = _otel_exports[meter] = _OtelExport(meter)
+        export.add(pressure)
+
+
 def _mark_dead(instance: Context) -> None:
     """``on_close`` in multiprocess mode: this worker's live gauges leave the sums."""
     from prometheus_client import multiprocess
@@ -417,6 +489,7 @@ def _under_pressure(instance: Context, opts: Mapping[str, Any]) -> None:
     instance.decorate("pressure", pressure.status)
     instance.add_hook("on_request", pressure.on_request, first=True)
     instance.add_hook("on_response", pressure.on_response)
+    instance.add_hook("on_ready", lambda: _export_otel(pressure, instance))
     if importlib.util.find_spec("prometheus_client") is not None:
         multiprocess = _multiprocess()
         instance.add_hook("on_ready", lambda: _export(pressure, instance, multiprocess))

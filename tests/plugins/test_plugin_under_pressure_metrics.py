@@ -142,3 +142,46 @@ def test_without_prometheus_client_the_plugin_works_alone(monkeypatch):
     app.get("/", lambda request, reply: {"ok": True})
     assert app.inject(url="/").status_code == 200
     assert app.pressure()["in_flight"] == 0
+
+
+# OpenTelemetry (framework.plugins.otel's meter).
+def otel_points(reader):
+    return {(metric.name, *sorted(point.attributes.items())): point.value
+            for resource in reader.get_metrics_data().resource_metrics for scope in resource.scope_metrics
+            for metric in scope.metrics if metric.name.startswith("framework.pressure.")
+            for point in metric.data.data_points}
+
+
+def test_with_the_otel_plugin_the_figures_are_observable_instruments_of_its_meter():
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from framework.plugins.otel import otel
+
+    reader = InMemoryMetricReader()
+    release = threading.Event()
+    app = Framework()
+    app.register(under_pressure, max_in_flight=1, max_rss_bytes=1 << 50)
+    app.register(otel, tracer_provider=TracerProvider(), meter_provider=MeterProvider(metric_readers=[reader]))
+
+    @app.get("/slow")
+    def slow(request, reply):
+        release.wait(30)
+        return {"ok": True}
+
+    app.ready()
+    held = threading.Thread(target=app.inject, kwargs={"url": "/slow"})
+    held.start()
+    try:
+        wait_until(lambda: app.pressure()["in_flight"] == 1)
+        assert [app.inject(url="/slow").status_code for _ in range(2)] == [503, 503]
+        points = otel_points(reader)
+        assert points[("framework.pressure.in_flight",)] == 1
+        assert points[("framework.pressure.refused", ("limit", "in_flight"))] == 2
+        assert 1 << 20 < points[("framework.pressure.memory.rss",)] < 1 << 50
+        assert ("framework.pressure.p99_latency",) not in points  # not watched: no observation
+    finally:
+        release.set()
+        held.join(30)
+    assert otel_points(reader)[("framework.pressure.in_flight",)] == 0
