@@ -460,7 +460,10 @@ def _export(pressure: Pressure, instance: Context, multiprocess: bool) -> None:
             from prometheus_client import REGISTRY
 
             registry = getattr(instance, "metrics_registry") if instance.has_decorator("metrics_registry") else REGISTRY
-            export = _exports.get(registry) or _exports.setdefault(registry, _RegistryExport(registry))
+            found = _exports.get(registry)
+            if found is None:
+                found = _exports[registry] = _RegistryExport(registry)
+            export = found
         export.add(pressure)
 
 
