@@ -25,7 +25,9 @@ application: its mount prefix), never the path asked for; every request that no 
 answers (a 404, a 405) has ``route=""``, and a method outside the known ones is
 ``_OTHER``: however many paths clients try, the label sets stay bounded by the routes.
 A route declared with ``config={"metrics": False}`` is not measured; the endpoint itself
-is not.
+is not (nor refused by ``framework.plugins.under_pressure``: a worker under pressure is
+still scraped). The registering context gets a ``metrics_registry`` decorator: the
+registry given (where ``under_pressure`` puts its figures, and where your own metrics go).
 
 **Several worker processes.** Each gunicorn (or granian) worker is a process with its own
 counters; a scrape reaches one of them. Set ``PROMETHEUS_MULTIPROC_DIR`` to an empty
@@ -247,10 +249,11 @@ def _metrics(instance: Context, opts: Mapping[str, Any]) -> None:
     directory = _multiprocess_dir()
     measure = _Measure(_families_in(registry, _buckets(options.get("buckets"))))
     instance.decorate_request("metrics_started", None)
+    instance.decorate("metrics_registry", registry)
     instance.add_hook("on_request", measure.on_request, first=True)
     instance.add_hook("on_response", measure.on_response)
     if path is not None:
-        instance.get(path, handler=_Endpoint(registry, directory), config={"metrics": False})
+        instance.get(path, handler=_Endpoint(registry, directory), config={"metrics": False, "under_pressure": False})
     if directory is not None:
         instance.add_hook("on_close", _mark_dead)
 

@@ -55,7 +55,9 @@ conventions: ``http.server.request.duration`` (histogram, seconds, with
 ``error.type``), ``http.server.active_requests`` (up-down counter),
 ``http.server.request.body.size`` and ``http.server.response.body.size`` (histograms,
 bytes, when the length is known). For a Prometheus endpoint that adds up gunicorn's
-workers, see ``framework.plugins.metrics``.
+workers, see ``framework.plugins.metrics``. The registering context gets an ``otel_meter``
+decorator (the meter, unless ``metrics=False``): ``framework.plugins.under_pressure``
+records its figures with it.
 
 Options:
 
@@ -220,6 +222,7 @@ class _Telemetry:
         self.tracer = trace.get_tracer(_SCOPE, tracer_provider=tracer_provider)
         self.metrics = record_metrics
         meter = otel_metrics.get_meter(_SCOPE, meter_provider=meter_provider)
+        self.meter = meter
         self.duration = meter.create_histogram(
             "http.server.request.duration", unit="s", description="Duration of HTTP server requests.",
             explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
@@ -407,6 +410,9 @@ def _otel(instance: Context, opts: Mapping[str, Any]) -> None:
                                "per request)")
     telemetry = _Telemetry(dict(opts or {}))
     instance.decorate_request("otel", None)
+    if telemetry.metrics:
+        # The meter the context's other plugins record with (framework.plugins.under_pressure).
+        instance.decorate("otel_meter", telemetry.meter)
     # First among this context's hooks: the span is current around the others.
     instance.add_hook("on_request", telemetry.on_request, first=True)
     instance.add_hook("on_error", telemetry.on_error, first=True)
