@@ -10,7 +10,7 @@ Servers, each started with the contender's ``create_app`` factory:
   serving S1-S4 from the same schemas and rows;
 * the server survey: ours and the hand-written twin (only those two) on the
   other WSGI servers that install from PyPI, one worker each - gunicorn
-  gthread (4 threads), waitress (4 threads), uWSGI (``--http11-socket``), and
+  gthread (4 threads), waitress (4 threads), uWSGI (``--http-socket``), and
   the C event-loop servers bjoern and fastwsgi (``benchmarks/serve.py``
   starts those without a factory command line).  gunicorn sync and granian
   are in the survey too, as they run every WSGI contender anyway.
@@ -125,9 +125,14 @@ def server_argv(server, module, port):
     if server in ("bjoern-1", "fastwsgi-1", "waitress-1"):
         return [py, "-m", "benchmarks.serve", server.rsplit("-", 1)[0], module, str(port)]
     if server == "uwsgi-1":
-        # One process, no master, HTTP/1.1 with keep-alive spoken by the worker itself
-        # (no router process in front); the app comes from benchmarks.serve:application.
-        return [uwsgi_binary(), "--http11-socket", f"127.0.0.1:{port}", "--processes", "1",
+        # One process, no master, HTTP spoken by the worker itself (no router in front);
+        # the app comes from benchmarks.serve:application. Not --http11-socket: with
+        # keep-alive, one synchronous process serves one client until it hangs up and
+        # the other connections of wrk wait, unserved (it measured one client's rate).
+        # It closes each connection: "Connection: close" says so, as gunicorn sync does
+        # (without it wrk counts every close as a read error).
+        return [uwsgi_binary(), "--http-socket", f"127.0.0.1:{port}", "--processes", "1",
+                "--add-header", "Connection: close",
                 "--home", sys.prefix, "--module", "benchmarks.serve:application",
                 "--env", f"BENCHMARKS_APP={module}", "--need-app", "--disable-logging",
                 "--die-on-term", "--listen", "1024"]
