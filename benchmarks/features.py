@@ -220,11 +220,27 @@ def _prometheus(app: Any) -> None:
 def _otel_sdk_and_prometheus(app: Any) -> None:
     _otel_sdk(app)
     _prometheus(app)
+
+
 def _rate_limit(app: Any) -> None:
     from framework.plugins.rate_limit import rate_limit
 
     # In-process memory store, fixed window; a limit the benchmark never reaches.
     app.register(rate_limit, limit="1000000000/hour")
+
+
+def _health(app: Any) -> None:
+    from framework.plugins.health import health
+
+    app.register(health, checks={"database": lambda: True})
+
+
+def _under_pressure(**limits: Any) -> Callable[[Any], None]:
+    def add(app: Any) -> None:
+        from framework.plugins.under_pressure import under_pressure
+
+        app.register(under_pressure, **limits)
+    return add
 
 
 @dataclass(frozen=True)
@@ -262,6 +278,10 @@ FEATURES = (
     Feature("metrics (prometheus)", setup=_prometheus),
     Feature("otel (SDK) + metrics", setup=_otel_sdk_and_prometheus),
     Feature("rate_limit", setup=_rate_limit, header="ratelimit-remaining"),
+    Feature("health", setup=_health),  # its routes only: /hello should pay nothing
+    Feature("pressure in_flight", setup=_under_pressure(max_in_flight=10_000)),
+    Feature("pressure all limits", setup=_under_pressure(max_in_flight=10_000, max_rss_bytes=1 << 50,
+                                                        max_p99_latency=60.0)),
     *(Feature(f"hook {kind}", setup=_noop_hook(kind))
       for kind in ("on_request", "pre_parsing", "pre_validation", "pre_handler", "pre_serialization",
                    "on_send", "on_response")),

@@ -20,8 +20,7 @@ from typing_extensions import Self
 
 from .lifecycle.compiled_route import CompiledRoute
 from .context import Context
-from .lifecycle.error_handling import INTERNAL_ERROR_MESSAGE, NotFoundRoutes, default_not_found_handler
-from .http.status import STATUS_CODES
+from .lifecycle.error_handling import ERROR_STYLES, NotFoundRoutes
 from .errors import BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
 from .failed_start import FailedStart, replaces_workers
 from .lifecycle.run import run
@@ -67,7 +66,9 @@ class Framework(Context):
     parameters and headers, which arrive as text, still coerce); ``max_body_depth`` (128)
     is the levels of arrays and objects a body may nest on the routes that recurse over it
     (a body schema with a ``$ref`` cycle, as recursive types make, or ``uniqueItems``):
-    deeper is a 400.
+    deeper is a 400. ``errors="problem+json"`` answers every error the framework answers
+    itself as an RFC 9457 problem document (``application/problem+json``) instead of
+    Fastify's ``{statusCode, code, error, message}`` (``errors="fastify"``, the default).
 
     >>> app = Framework()
     >>> @app.get("/hello")
@@ -84,7 +85,8 @@ class Framework(Context):
                  request_id_header: str | None = None, gen_request_id: "Callable[[Request], str] | None" = None,
                  trust_proxy: TrustProxy = False, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
                  case_sensitive: bool = True, max_param_length: int = 100,
-                 method_not_allowed: bool = False, max_body_depth: int = 128, coerce_body: bool = True) -> None:
+                 method_not_allowed: bool = False, max_body_depth: int = 128, coerce_body: bool = True,
+                 errors: str = "fastify") -> None:
         if type(body_limit) is not int or body_limit <= 0:
             raise ValueError(f"body_limit must be a positive integer, got {body_limit!r}")
         if not isinstance(plugin_timeout, (int, float)) or plugin_timeout <= 0:
@@ -93,6 +95,8 @@ class Framework(Context):
             raise ValueError(f"max_body_depth must be a positive integer, got {max_body_depth!r}")
         if not isinstance(coerce_body, bool):
             raise TypeError(f"coerce_body must be True or False, got {coerce_body!r}")
+        if errors not in ERROR_STYLES:
+            raise ValueError(f"errors must be one of {', '.join(map(repr, ERROR_STYLES))}, got {errors!r}")
         validator = dict(validator or {})
         unknown = set(validator) - {"custom_options", "plugins"}
         if unknown:
@@ -100,7 +104,7 @@ class Framework(Context):
         if gen_request_id is not None and not callable(gen_request_id):
             raise TypeError(f"gen_request_id must be callable, got {gen_request_id!r}")
         header = check_request_id_header(request_id_header)
-        state = AppState(body_limit=body_limit, lazy=lazy, logger=_logger(logger),
+        state = AppState(body_limit=body_limit, lazy=lazy, logger=_logger(logger), error_style=ERROR_STYLES[errors],
                          plugin_timeout=float(plugin_timeout), validator_options=validator,
                          request_id=request_id_reader(header, gen_request_id), request_id_header=header,
                          request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy),
@@ -189,7 +193,7 @@ class Framework(Context):
 
         by_prefix = [(context.prefix, answer(context, context.not_found_handler))
                      for context in self._state.not_found_contexts if context is not self]
-        return NotFoundRoutes(by_prefix, answer(self, self._not_found_handler or default_not_found_handler))
+        return NotFoundRoutes(by_prefix, answer(self, self._not_found_handler or self._state.error_style.not_found_handler))
 
     def _compiled(self, route: Route) -> CompiledRoute:
         """``lazy=True``: the route compiles at its first request (once, thread-safe).
@@ -205,7 +209,7 @@ class Framework(Context):
                                              route.method, route.url, error, exc_info=error)
                     if self._uncompilable_route is None:
                         self._uncompilable_route = CompiledRoute(
-                            Route("*", "/*", {"handler": _answer_uncompilable, "config": {}}, self), self._state,
+                            Route("*", "/*", {"handler": self._answer_uncompilable, "config": {}}, self), self._state,
                             parse_body=False)
                     route.compiled = self._uncompilable_route
         return route.compiled
@@ -215,8 +219,13 @@ class Framework(Context):
         """The answer while the application could not start (logged at the first such request)."""
         with self._state.boot_lock:
             if self._failed_start is None:
-                self._failed_start = FailedStart(error, self._state.logger, replaces_workers(environ))
-        return self._failed_start.answer(start_response)
+                self._failed_start = FailedStart(error, self._state.logger, replaces_workers(environ),
+                                                 self._state.error_style.not_ready, self._state.error_style.content_type)
+        return self._failed_start.answer(start_response, environ)
+
+    def _answer_uncompilable(self, request: "Request", reply: "Reply") -> "Reply":
+        """``lazy=True``: a route that failed to compile (logged then): the fixed 500, logged no more."""
+        return reply.code(500).send(self._state.error_style.internal_error(request))
 
     # WSGI.
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
@@ -361,9 +370,6 @@ def _answer_not_allowed(request: "Request", reply: "Reply") -> "Reply":
     raise MethodNotAllowedError(request.method, request.path)
 
 
-def _answer_uncompilable(request: "Request", reply: "Reply") -> "Reply":
-    """``lazy=True``: a route that failed to compile (logged then): the fixed 500, logged no more."""
-    return reply.code(500).send({"statusCode": 500, "error": STATUS_CODES[500], "message": INTERNAL_ERROR_MESSAGE})
 
 
 #: Applications that ran ``ready()``, closed when the process that readied them exits.

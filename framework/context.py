@@ -241,6 +241,17 @@ class Context:
         return self._state.logger
 
     @property
+    def error_format(self) -> str:
+        """How the framework words its errors, the application's ``errors`` option:
+        ``"fastify"`` or ``"problem+json"`` (for plugins that answer errors themselves)."""
+        return self._state.error_style.name
+
+    @property
+    def started(self) -> bool:
+        """Whether the application has started: ``ready()`` has completed, every ``on_ready`` hook with it."""
+        return self._state.started
+
+    @property
     def not_found_handler(self) -> Callable[..., Any] | None:
         """The not-found handler this context set itself, if any."""
         return self._not_found_handler

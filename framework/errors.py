@@ -393,6 +393,40 @@ class InvalidMediaTypeError(FrameworkError):
                          else "the request has a body but no Content-Type", **options)
 
 
+class ProblemError(FrameworkError):
+    """An error answered as an RFC 9457 problem details document (``application/problem+json``),
+    whatever ``Framework(errors=...)`` says: raise it anywhere a request is handled.
+
+    ``ProblemError(403, "your balance is 30", type="https://example.com/probs/credit",
+    balance=30)``: ``status`` (400-599), ``detail`` (also the error's ``message``),
+    ``title`` (the status's reason phrase by default), ``type`` (``about:blank`` by
+    default), ``instance`` (the request's path by default), ``code`` (an extension member,
+    as the framework's own errors carry theirs), ``headers`` (copied onto the reply), and
+    any other keyword, or ``extensions`` for names that are not identifiers, as extension
+    members. An error handler sees it like any error (``status_code``, ``message``) and
+    may answer something else.
+    """
+
+    def __init__(self, status: int, detail: str | None = None, *, title: str | None = None,
+                 type: str = "about:blank", instance: str | None = None,  # noqa: A002 (the RFC's member name)
+                 code: str | None = None, headers: dict[str, str] | None = None,
+                 extensions: dict[str, Any] | None = None, **members: Any) -> None:
+        if not isinstance(status, int) or isinstance(status, bool) or not 400 <= status <= 599:
+            raise ValueError(f"a problem's status is an error status (400-599), got {status!r}")
+        super().__init__(detail if detail is not None else (title or f"HTTP {status}"), status_code=status,
+                         code=code, headers=headers)
+        self.detail = detail
+        self.title = title
+        self.type = type
+        self.instance = instance
+        #: The extension members (``code`` aside).
+        self.extensions = {**(extensions or {}), **members}
+
+
+class TooManyRedirectsError(RuntimeError):
+    """A :class:`framework.testing.Client` request met more redirects than its ``max_redirects``."""
+
+
 class InvalidCookieError(ValueError):
     """``reply.set_cookie``/``clear_cookie`` got a name that is not an RFC 6265 token, or a
     ``domain`` or ``path`` that would add attributes of its own (``;``, ``,``, spaces,

@@ -24,8 +24,6 @@ from typing import Any, Callable, Iterable
 #: when a worker it respawned exits sooner than that (its crash-loop guard).
 RETRY_SECONDS = 6.0
 
-_NOT_READY_BODY = b'{"statusCode":503,"error":"Service Unavailable","message":"The application could not start; retry later"}'
-
 
 def replaces_workers(environ: dict[str, Any]) -> bool:
     """Whether the server answering ``environ`` starts a new worker when one exits."""
@@ -36,7 +34,11 @@ def replaces_workers(environ: dict[str, Any]) -> bool:
 class FailedStart:
     """A start that failed: logged (once) when created, then the answer to every request."""
 
-    def __init__(self, error: BaseException, logger: logging.Logger, exits: bool) -> None:
+    def __init__(self, error: BaseException, logger: logging.Logger, exits: bool,
+                 body: Callable[[dict[str, Any]], bytes], content_type: str) -> None:
+        #: ``body(environ)``: the 503's body, in the application's error style.
+        self.body = body
+        self.content_type = content_type
         self.exits_at = time.monotonic() + RETRY_SECONDS if exits else None
         if exits:
             logger.error("The application could not start: answering 503; this worker stops in %g s "
@@ -49,10 +51,11 @@ class FailedStart:
             logger.error("The application could not start: answering 503 until this process is restarted "
                          "(its server does not replace a worker that exits)", exc_info=error)
 
-    def answer(self, start_response: Callable[..., Any]) -> Iterable[bytes]:
+    def answer(self, start_response: Callable[..., Any], environ: dict[str, Any]) -> Iterable[bytes]:
         """The fixed 503, ``Retry-After`` saying when a fresh worker should be there."""
         wait = RETRY_SECONDS if self.exits_at is None else self.exits_at - time.monotonic()
-        start_response("503 Service Unavailable", [("content-type", "application/json; charset=utf-8"),
-                                                   ("content-length", str(len(_NOT_READY_BODY))),
+        body = self.body(environ)
+        start_response("503 Service Unavailable", [("content-type", self.content_type),
+                                                   ("content-length", str(len(body))),
                                                    ("retry-after", str(max(1, math.ceil(wait))))])
-        return [_NOT_READY_BODY]
+        return [body]

@@ -18,7 +18,7 @@ from .routing.router import Router
 from .validation import ValidatorEngine
 
 if TYPE_CHECKING:
-    from .lifecycle.error_handling import NotFoundRoutes
+    from .lifecycle.error_handling import ErrorStyle, NotFoundRoutes
     from .http.proxy import ProxyTrust
     from .route import Route
 
@@ -38,7 +38,7 @@ class PendingRoute(Protocol):
 class AppState(Generic[ContextT]):
     """The application-wide state behind every context of one app."""
 
-    def __init__(self, *, body_limit: int, lazy: bool, logger: logging.Logger,
+    def __init__(self, *, body_limit: int, lazy: bool, logger: logging.Logger, error_style: "ErrorStyle",
                  plugin_timeout: float, validator_options: dict[str, Any],
                  request_id: Callable[[Any], str], request_id_header: str | None = None,
                  request_logging: bool = False, proxy: "ProxyTrust | None" = None,
@@ -52,6 +52,8 @@ class AppState(Generic[ContextT]):
         self.max_body_depth = max_body_depth
         #: ``coerce_body=False``: the engine validates bodies without type coercion.
         self.coerce_body = coerce_body
+        #: How the framework words its own error answers (``Framework(errors=...)``).
+        self.error_style = error_style
         #: ``request.id`` calls this (``framework.lifecycle.request_log.request_id_reader``).
         self.request_id = request_id
         #: The header an incoming id is read from and echoed in, or ``None``.

@@ -39,9 +39,13 @@ Options:
 ``error_response``
     ``error_response(err) -> payload`` builds the body of a refusal; ``err`` is the
     exception (``err.message``, ``err.status_code``, ``err.code``). Default:
-    ``{"error": err.message}``.
+    ``{"error": err.message}``; in an application made with
+    ``Framework(errors="problem+json")``, an RFC 9457 problem document
+    (:class:`framework.Problem`: ``type``, ``title``, ``status``, ``detail`` the message,
+    ``instance`` the request's path, and ``code``), sent as ``application/problem+json``.
 ``content_type``
-    The content type of a refusal (e.g. ``"application/problem+json"``); default JSON.
+    The content type of a refusal (e.g. ``"application/problem+json"``); default JSON (the
+    problem's own with the default ``error_response`` of ``errors="problem+json"``).
 ``bearer_type``
     The scheme word, ``"Bearer"``.
 ``spec_compliance``
@@ -98,7 +102,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, cast
 
-from framework import Context, Reply, Request, plugin, run_coroutine
+from framework import Context, Problem, Reply, Request, plugin, run_coroutine
 from framework.errors import FrameworkError, create_error
 from framework.route import Route
 
@@ -135,6 +139,11 @@ _TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 
 def _default_error_response(err: FrameworkError) -> dict[str, str]:
     return {"error": err.message}
+
+
+def _problem_response(err: FrameworkError) -> Problem:
+    """The refusal of an application made with ``errors="problem+json"`` (the reply fills ``instance``)."""
+    return Problem(err.status_code, err.message, code=err.code)
 
 
 def _digest(key: str) -> bytes:
@@ -180,15 +189,16 @@ class BearerVerifier:
     """
 
     __slots__ = ("_digests", "_auth", "_error_response", "_content_type", "_prefix", "_fold",
-                 "_challenge", "_options")
+                 "_challenge", "_options", "_problems")
 
-    def __init__(self, options: Mapping[str, Any]) -> None:
+    def __init__(self, options: Mapping[str, Any], problems: bool = False) -> None:
         unknown = sorted(set(options) - set(_OPTIONS) - set(_IGNORED))
         if unknown:
             raise BearerAuthOptionsError(
                 "FST_BEARER_AUTH_UNKNOWN_OPTION",
                 f"unknown option(s) {', '.join(unknown)}; known: {', '.join(_OPTIONS)}")
         self._options: dict[str, Any] = {k: v for k, v in options.items() if k in _OPTIONS}
+        self._problems = problems
         keys = options.get("keys")
         auth = options.get("auth")
         if auth is not None and not callable(auth):
@@ -204,7 +214,7 @@ class BearerVerifier:
                 "keys is empty and no auth function is given: every request would be refused")
         #: ``auth(key, request)``: a bool, or an awaitable of one.
         self._auth: Callable[[str, Request], Any] | None = auth
-        error_response = options.get("error_response") or _default_error_response
+        error_response = options.get("error_response") or (_problem_response if problems else _default_error_response)
         if not callable(error_response):
             raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_ERROR_RESPONSE",
                                          "error_response has to be a function err -> payload")
@@ -228,7 +238,7 @@ class BearerVerifier:
 
     def with_options(self, **options: Any) -> "BearerVerifier":
         """A verifier with these options replacing this one's."""
-        return BearerVerifier({**self._options, **options})
+        return BearerVerifier({**self._options, **options}, self._problems)
 
     def _key(self, header: str) -> str | None:
         # RFC 6750 2.1: credentials = "Bearer" 1*SP token68, compared exactly. Only the
@@ -289,7 +299,7 @@ def _bearer_auth(instance: Context, opts: Mapping[str, Any]) -> None:
     add_hook = options.get("add_hook", True)
     if not isinstance(add_hook, bool):
         raise BearerAuthOptionsError("FST_BEARER_AUTH_INVALID_ADD_HOOK", "add_hook has to be True or False")
-    verifier = BearerVerifier(options)
+    verifier = BearerVerifier(options, problems=instance.error_format == "problem+json")
     if add_hook:
         instance.add_hook("on_request", verifier)
     else:

@@ -49,7 +49,9 @@ Options:
     route bearer_auth or auth guards the ``401``, with the framework's error body
     (``components/schemas/FrameworkError``), unless the route declares that status (or its
     class) itself; so are the answers a route's own hooks declare in an ``openapi_responses``
-    attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits).
+    attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits). In an
+    application made with ``Framework(errors="problem+json")``, these are
+    ``application/problem+json`` with the RFC 9457 body (``components/schemas/Problem``).
 ``remove_additional``
     ``True`` (default, as the validator's ``remove_additional`` default): the validator
     drops the properties ``additionalProperties: false`` forbids instead of refusing the
@@ -144,6 +146,21 @@ _ERROR_BODY = {
         "code": {"type": "string"},
         "error": {"type": "string"},
         "message": {"type": "string"},
+    },
+}
+PROBLEM_SCHEMA = "Problem"
+#: RFC 9457's members, the framework's ``code``, and a validation failure's ``errors``.
+_PROBLEM_BODY = {
+    "type": "object",
+    "properties": {
+        "type": {"type": "string", "format": "uri-reference"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "instance": {"type": "string", "format": "uri-reference"},
+        "code": {"type": "string"},
+        "errors": {"type": "array", "items": {"type": "object", "properties": {
+            "pointer": {"type": "string"}, "detail": {"type": "string"}}}},
     },
 }
 _DOC_KEYS = ("summary", "description", "tags", "deprecated", "security")
@@ -561,13 +578,16 @@ class _OperationBuilder:
         if not responses:
             responses["default"] = {"description": _reason("default")}
         if self.options.get("error_responses", True):
+            problems = self.route.context.error_format == "problem+json"
+            media_type, name = ("application/problem+json", PROBLEM_SCHEMA) if problems else \
+                ("application/json", ERROR_SCHEMA)
             for status, applies in (("400", validates), ("401", guarded)):
                 if applies and status not in responses and f"{status[0]}XX" not in responses:
-                    responses[status] = {"description": _reason(status), "content": {"application/json": {
-                        "schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}}
+                    responses[status] = {"description": _reason(status), "content": {media_type: {
+                        "schema": {"$ref": f"#/components/schemas/{name}"}}}}
             for status, response in _hook_responses(self.route).items():
                 if status not in responses and f"{status[0]}XX" not in responses:
-                    responses[status] = copy.deepcopy(response)
+                    responses[status] = _as_problem(copy.deepcopy(response)) if problems else copy.deepcopy(response)
         return responses
 
     def operation(self, guarded: bool, security: list[dict[str, list[str]]] | None = None) -> dict[str, Any]:
@@ -602,6 +622,15 @@ def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
     if isinstance(schema, dict) and isinstance(schema.get("description"), str):
         parameter.setdefault("description", schema["description"])
     return parameter
+
+
+def _as_problem(response: dict[str, Any]) -> dict[str, Any]:
+    """A hook's response documented with the framework's error body, as the problem document it is
+    in an application made with ``errors="problem+json"``."""
+    error_content = {"application/json": {"schema": {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}}}
+    if response.get("content") == error_content:
+        response["content"] = {"application/problem+json": {"schema": {"$ref": f"#/components/schemas/{PROBLEM_SCHEMA}"}}}
+    return response
 
 
 def _hook_responses(route: Route) -> dict[str, Any]:
@@ -651,7 +680,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     operation_ids: dict[str, str] = {}
     any_guarded = False
     security_schemes: dict[str, dict[str, Any]] = {}  # framework.plugins.auth's, by name
-    uses_errors = False
+    uses_errors = uses_problems = False
     transform = options.get("transform")
     for route in context.routes():
         if route.method not in OPENAPI_METHODS:
@@ -684,7 +713,9 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
                 raise OpenAPIError(f"duplicate operation_id {operation_id!r}: {operation_ids[operation_id]} and {where}")
             operation_ids[operation_id] = where
         any_guarded = any_guarded or any(SECURITY_SCHEME in requirement for requirement in operation.get("security", []))
-        uses_errors = uses_errors or f"#/components/schemas/{ERROR_SCHEMA}" in json.dumps(operation.get("responses"))
+        responses = json.dumps(operation.get("responses"))
+        uses_errors = uses_errors or f"#/components/schemas/{ERROR_SCHEMA}" in responses
+        uses_problems = uses_problems or f"#/components/schemas/{PROBLEM_SCHEMA}" in responses
         paths.setdefault(builder.path, {})[route.method.lower()] = operation
     document: dict[str, Any] = {"openapi": OPENAPI_VERSION,
                                 "info": copy.deepcopy(options.get("info") or {"title": "API", "version": "0.1.0"})}
@@ -705,6 +736,8 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
     schemas = {**components.schemas, **all_components.get("schemas", {})}
     if uses_errors:
         schemas.setdefault(ERROR_SCHEMA, copy.deepcopy(_ERROR_BODY))
+    if uses_problems:
+        schemas.setdefault(PROBLEM_SCHEMA, copy.deepcopy(_PROBLEM_BODY))
     if schemas:
         all_components["schemas"] = schemas
     if any_guarded:

@@ -212,6 +212,7 @@ ERROR_CLASSES = [
     ("AddressInUseError", "EADDRINUSE", 500, "address already in use: %s:%s is taken by another process; "
      "stop it or listen on another port", ("FrameworkError", "OSError")),
     ("SettingsError", "FST_ERR_SETTINGS", 500, "invalid settings (values are not shown):\n%s", ("FrameworkError",)),
+    ("ProblemError", None, 500, "%s", ("FrameworkError",)),
     ("BodyTooLargeError", "FST_ERR_CTP_BODY_TOO_LARGE", 413, "Request body is too large", ("FrameworkError",)),
     ("InvalidContentLengthError", "FST_ERR_CTP_INVALID_CONTENT_LENGTH", 400,
      "Request body size did not match Content-Length", ("FrameworkError",)),

@@ -447,6 +447,8 @@ def _instance(cls):
     parameters = [p for p in signature if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
     if cls is errors_module.SchemaValidationFailure:
         return cls([{"message": "should be integer", "instance_path": "/a"}])
+    if cls is errors_module.ProblemError:  # a status first
+        return cls(409, "item 7 exists", code="ITEM_EXISTS", balance=30)
     if parameters:
         return cls(*[f"arg{i}" for i in range(len(parameters))])
     template = getattr(cls, "message_template", "")

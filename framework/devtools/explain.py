@@ -51,7 +51,6 @@ from urllib.parse import parse_qsl, unquote_to_bytes, urlsplit
 from ..errors import BadUrlError
 from ..lifecycle.body_parsing import BodyParsing
 from ..http.media_types import parse_media_type
-from ..lifecycle.error_handling import default_error_handler
 from ..lifecycle.hooks import HookPhase
 from ..lifecycle.inputs import INPUT_PARTS, BODY_SCHEMA_METHODS, InputValidation, is_content_map
 from ..lifecycle.request_log import EchoRequestId, LogIncoming
@@ -283,7 +282,7 @@ def _error_handlers(route: "CompiledRoute") -> list[dict[str, str]]:
         if context._error_handler is not None:
             handlers.append({"name": function_name(context._error_handler), "context": context.name})
         context = context._parent
-    handlers.append({"name": function_name(default_error_handler), "context": "framework"})
+    handlers.append({"name": function_name(route.error_handlers[-1]), "context": "framework"})
     return handlers
 
 

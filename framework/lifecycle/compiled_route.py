@@ -22,7 +22,6 @@ from typing_extensions import TypeVar
 
 from ..http.body import BODY_METHODS, OPTIONAL_BODY_METHODS
 from .body_parsing import BodyParsing
-from .error_handling import answer_error, default_error_handler, serialization_failure
 from .hooks import HookPhase, synchronous
 from .inputs import DeclaredRoute, compile_input_building, compile_input_validation
 from .request import Server
@@ -34,6 +33,7 @@ if TYPE_CHECKING:
     from ..http.proxy import ProxyTrust
     from ..validation.engine import ValidatorEngine
     from .content_types import ContentTypeParsers
+    from .error_handling import ErrorStyle
     from .reply import Reply
     from .request import Request
 
@@ -106,6 +106,8 @@ class AppSettings(Protocol):
     def body_limit(self) -> int: ...
     @property
     def max_body_depth(self) -> int: ...
+    @property
+    def error_style(self) -> "ErrorStyle": ...
     def not_found_handler(self, path: str) -> Callable[..., Any]: ...
     def validator_engine(self) -> "ValidatorEngine": ...
 
@@ -144,12 +146,12 @@ class CompiledRoute(Generic[ContextT]):
         self.on_response = hooks["on_response"] + ((log_completed,) if state.request_logging else ())
         self.on_error = hooks["on_error"]
         #: The error chain's entry points, which the reply calls (it sits below this module).
-        self.answer_error = answer_error
-        self.serialization_failure = serialization_failure
+        self.answer_error = state.error_style.answer_error
+        self.serialization_failure = state.error_style.serialization_failure
         own_error_handler = route.options.get("error_handler")
         self.error_handlers = tuple(synchronous(fn) for fn in (
             *((own_error_handler,) if own_error_handler is not None else ()), *scope.error_handlers,
-            default_error_handler))
+            state.error_style.error_handler))
 
         body: BodyParsing | None = None
         if parse_body and not route.options.get("mount") and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):

@@ -23,6 +23,7 @@ from . import streaming
 from ..errors import BadStatusCodeError, ReplySerializationError, SerializationError
 from ..http.status import STATUS_LINES, status_line
 from ..http.headers import check_header, header_value, location
+from ..http.problem import PROBLEM_CONTENT_TYPE, Problem, problem_instance
 from .hooks import PLAIN_RESULTS, settle
 from .request_log import describe
 
@@ -239,6 +240,14 @@ class Reply:
         that left is noticed. See ``framework.lifecycle.streaming``."""
         return streaming.send_sse(self, events, heartbeat, retry)
 
+    def problem(self, status: int, detail: str | None = None, *, title: str | None = None,
+                type: str = "about:blank", instance: str | None = None,  # noqa: A002 (the RFC's member name)
+                **members: Any) -> Self:
+        """Send an RFC 9457 problem document (a :class:`~framework.Problem`, made from these
+        arguments): ``application/problem+json`` with ``status`` as the reply's status, and
+        the request's path as ``instance`` unless given. Other keywords are extension members."""
+        return self.send(Problem(status, detail, title=title, type=type, instance=instance, extensions=members))
+
     @property
     def payload(self) -> Any:
         """What was sent (``None`` until then)."""
@@ -421,6 +430,8 @@ class Reply:
                 return _PassThrough(payload)
             return self._raw_body(payload)
         else:
+            if isinstance(payload, Problem):
+                payload = self._problem(payload)
             for hook in route.pre_serialization:
                 payload = hook(request, self, payload)
             try:
@@ -436,6 +447,18 @@ class Reply:
             for hook in route.on_send:
                 payload = hook(request, self, payload)
         return self._raw_body(payload)
+
+    def _problem(self, problem: Problem) -> Problem:
+        """A problem document answers with its status, as ``application/problem+json``, its
+        ``instance`` the request's path unless it names one (a copy: the problem sent may be shared)."""
+        self.code(problem.status)
+        if "content-type" not in self._headers:
+            self._headers["content-type"] = PROBLEM_CONTENT_TYPE
+        if "instance" in problem:
+            return problem
+        members = dict(problem)
+        return Problem(members.pop("status"), members.pop("detail", None), title=members.pop("title"),
+                       type=members.pop("type"), instance=problem_instance(self.request.environ), extensions=members)
 
     @staticmethod
     def _raw_body(payload: Any) -> bytes:
