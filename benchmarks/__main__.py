@@ -6,10 +6,11 @@ the micro-benchmarks (benchmarks/validation.py, benchmarks/serialization.py),
 S5 start-up (1,000 routes; Fastify 4.29 beside ours when node and npm are
 present) and the HTTP runner (wrk against gunicorn, granian and uvicorn, Fastify
 4.29 on Node, and the server survey: ours and the hand-written twin on waitress,
-uWSGI, bjoern and fastwsgi when installed).  It takes about 20 minutes on a
-2-core machine (in-process 2.5 min, S5 2 min, HTTP about 16 min - 25 servers
-x 4 scenarios x (3 rounds x 2 s + 1 s warm-up)); see ``--help`` to pick
-runners, scenarios, contenders, servers and durations.
+uWSGI, bjoern and fastwsgi when installed).  With every peer installed it
+takes about half an hour on a 2-core machine (estimated: in-process 2.5 min,
+S5 2 min, HTTP about 22 min - 47 servers x 4 scenarios x (3 rounds x 2 s + 1 s
+warm-up)); see ``--help`` to pick runners, scenarios, contenders, servers and
+durations.
 
 ``--smoke`` makes every runner tiny (a few hundred calls per scenario, 50
 routes for S5, no Fastify, no HTTP unless ``--runners`` names it) with all

@@ -66,7 +66,7 @@ def node_missing() -> str | None:
 
 
 def prepare(workdir: str, log=print, install: bool = True) -> tuple[str | None, str | None]:
-    """Write the server script (beside Fastify's node_modules) and the data file into
+    """Write the server script into Fastify's cache directory and the data file into
     ``workdir``; return ``(script, None)``, or ``(None, reason)`` when Fastify cannot run
     here.  ``install=False`` never runs npm: Fastify must already be in the cache."""
     from benchmarks.startup import cache_dir, prepare_fastify

@@ -331,13 +331,13 @@ def plan(names, server_names, workdir, fastify, status, log=print, install_fasti
     return {workers: planned for workers, planned in groups.items() if planned}, fastify_version
 
 
-def start_and_check(planned, status, log=print):
-    """Start every server of ``planned`` at once, wait for each, check its answers; return
-    the ones that answered every check right.  The caller stops them all."""
-    running = []
+def start_and_check(planned, running, status, log=print):
+    """Start every server of ``planned`` at once (each added to ``running`` as it starts, for
+    the caller to stop, also when a start fails), wait for each, check its answers; return
+    the ones that answered every check right."""
     for srv in planned:
-        srv.start()
         running.append(srv)
+        srv.start()
     live = []
     for srv in running:
         try:
@@ -352,7 +352,7 @@ def start_and_check(planned, status, log=print):
         if not problems:
             live.append(srv)
         log(f"  check {srv.label:32s} {status[srv.label]}")
-    return running, live
+    return live
 
 
 def compare_bodies(live):
@@ -389,7 +389,7 @@ def run(names=WSGI + ASGI, server_names=tuple(SERVERS), scenario_keys=("S1", "S2
         for workers, planned in sorted(groups.items()):
             running = []
             try:
-                running, live = start_and_check(planned, status, log=log)
+                live = start_and_check(planned, running, status, log=log)
                 result["bodies_unlike_fastify"].update(compare_bodies(live))
                 if check_only:
                     continue
