@@ -4,10 +4,12 @@ Full mode (the default) runs, in this order: the in-process runner (S1-S4),
 the feature-cost runner (what each optional feature adds to S1, benchmarks/features.py),
 the micro-benchmarks (benchmarks/validation.py, benchmarks/serialization.py),
 S5 start-up (1,000 routes; Fastify 4.29 beside ours when node and npm are
-present) and the HTTP runner (wrk against gunicorn, granian and uvicorn).  It
-takes about 15 minutes on a 2-core machine (845 s measured: in-process 2.5 min,
-S5 2 min, HTTP 11 min - 2 groups x 12 servers x 4 scenarios x (3 rounds x 2 s
-+ 1 s warm-up)); see ``--help`` to pick runners, scenarios, contenders and
+present) and the HTTP runner (wrk against gunicorn, granian and uvicorn, Fastify
+4.29 on Node, and the server survey: ours and the hand-written twin on waitress,
+uWSGI, bjoern and fastwsgi when installed).  With every peer installed it
+takes about half an hour on a 2-core machine (estimated: in-process 2.5 min,
+S5 2 min, HTTP about 22 min - 47 servers x 4 scenarios x (3 rounds x 2 s + 1 s
+warm-up)); see ``--help`` to pick runners, scenarios, contenders, servers and
 durations.
 
 ``--smoke`` makes every runner tiny (a few hundred calls per scenario, 50
@@ -26,17 +28,20 @@ import importlib
 import json
 import os
 import platform
+import shutil
+import subprocess
 import sys
 import time
 import traceback
 
 from benchmarks import contenders, report
+from benchmarks.http import SERVERS as HTTP_SERVERS
 
 RUNNERS = ("inprocess", "features", "micro", "startup", "http")
 SCENARIOS = ("S1", "S2", "S3", "S4")
 PACKAGES = ("werkzeug", "fastjsonschema", "ujson", "orjson", "jsonschema", "falcon", "flask",
             "bottle", "gunicorn", "granian", "fastapi", "pydantic", "litestar", "msgspec",
-            "uvicorn", "uvloop", "httptools")
+            "uvicorn", "uvloop", "httptools", "waitress", "uwsgi", "bjoern", "fastwsgi")
 
 
 def _csv(value):
@@ -63,8 +68,9 @@ def parse_args(argv=None):
                    help="length of one contender's batch in a round (default 0.15)")
     g = p.add_argument_group("HTTP")
     g.add_argument("--servers", type=_csv, default=None,
-                   help="comma list of gunicorn-sync-1,granian-1,uvicorn-1,"
-                        "gunicorn-gthread-2,granian-2,uvicorn-2 (default: all)")
+                   help="comma list of " + ",".join(HTTP_SERVERS) + " (default: all; node-1 "
+                        "is Fastify, run unless --no-fastify; smoke: gunicorn-sync-1,"
+                        "granian-1,uvicorn-1)")
     g.add_argument("--duration", type=int, default=None,
                    help="seconds of wrk load per scenario per server per round (default 2)")
     g.add_argument("--http-rounds", type=int, default=None, help="interleaved rounds (default 3)")
@@ -74,8 +80,8 @@ def parse_args(argv=None):
     g.add_argument("--startup-repeats", type=int, default=None,
                    help="fresh subprocesses per measurement (default 3)")
     g.add_argument("--fastify", action=argparse.BooleanOptionalAction, default=None,
-                   help="run Fastify 4.29 beside ours (default: on when node/npm exist; "
-                        "off in smoke mode)")
+                   help="run Fastify 4.29 beside ours in S5 and over HTTP (default: on when "
+                        "node/npm exist; off in smoke mode)")
     p.add_argument("--json", metavar="PATH", help="also write every raw result as JSON")
     p.add_argument("--seed", type=int, default=1, help="seed for the round orders")
     args = p.parse_args(argv)
@@ -85,6 +91,9 @@ def parse_args(argv=None):
     for r in args.runners:
         if r not in RUNNERS:
             p.error(f"unknown runner {r!r}")
+    for s in args.servers or ():
+        if s not in HTTP_SERVERS:
+            p.error(f"unknown server {s!r}")
     for s in args.scenarios:
         if s not in SCENARIOS:
             p.error(f"unknown scenario {s!r}")
@@ -104,9 +113,7 @@ def parse_args(argv=None):
     if args.fastify is None:
         args.fastify = not smoke
     if args.servers is None:
-        from benchmarks.http import SERVERS
-
-        args.servers = ["gunicorn-sync-1", "granian-1", "uvicorn-1"] if smoke else list(SERVERS)
+        args.servers = ["gunicorn-sync-1", "granian-1", "uvicorn-1"] if smoke else list(HTTP_SERVERS)
     return args
 
 
@@ -120,6 +127,13 @@ def environment():
         f"python    {platform.python_implementation()} {platform.python_version()}",
         "packages  " + ", ".join(f"{p} {version(p)}" for p in PACKAGES if version(p) != "-"),
     ]
+    node = shutil.which("node")
+    if node:
+        try:
+            lines.append("node      " + subprocess.run([node, "--version"], capture_output=True,
+                                                      text=True, timeout=10).stdout.strip())
+        except (OSError, subprocess.TimeoutExpired):
+            pass
     return "\n".join(lines)
 
 
@@ -219,7 +233,8 @@ def main(argv=None):
         res = http.run(names=args.contenders, server_names=args.servers,
                        scenario_keys=args.scenarios, rounds=args.http_rounds,
                        duration=args.duration, connections=args.connections,
-                       warmup=0 if args.smoke else 1, seed=args.seed, log=log)
+                       warmup=0 if args.smoke else 1, seed=args.seed, log=log,
+                       fastify=args.fastify)
         results["http"] = res
         target_args["http"] = res
         if any(s.startswith("failed") for s in res["status"].values()):

@@ -10,6 +10,9 @@ from __future__ import annotations
 import statistics
 
 from benchmarks import contenders
+from benchmarks.scenarios import TIMED
+
+TITLES = {key: scenario.title for key, scenario in TIMED.items()}
 
 
 def median(values):
@@ -119,9 +122,11 @@ def http_report(res):
             # ours on granian with as many workers.
             workers = SERVERS[label.split(" @ ", 1)[1]][1]
             ref = res["rows"].get(f"ours @ granian-{workers}", {}).get(key)
+            fastify = res["rows"].get(FASTIFY, {}).get(key) if workers == 1 else None
             rows.append((
                 label, rate(median(rps)),
                 fx(round_ratio(_http_values(ref, "rps"), rps) if ref and ok else None),
+                fx(round_ratio(rps, _http_values(fastify, "rps")) if fastify and ok else None),
                 "-" if not ok else f"{median(_http_values(runs, 'p50_us')) / 1000:.2f}",
                 "-" if not ok else f"{median(_http_values(runs, 'p99_us')) / 1000:.2f}",
                 sum(r["non2xx"] for r in ok),
@@ -131,11 +136,12 @@ def http_report(res):
         from benchmarks import scenarios
 
         parts.append(table(
-            ("contender @ server", "req/s", "ours@granian-N is", "p50 ms", "p99 ms",
-             "non-2xx", "socket errors", "failed runs"),
+            ("contender @ server", "req/s", "ours@granian-N is", "row/Fastify", "p50 ms",
+             "p99 ms", "non-2xx", "socket errors", "failed runs"),
             rows, f"HTTP {key} {scenarios.TIMED[key].title} - wrk -c{res['connections']} "
                   f"-d{res['duration']}s, {res['rounds']} interleaved rounds; "
-                  "ours@granian-N: ours on granian with the row's worker count"))
+                  "ours@granian-N: ours on granian with the row's worker count; "
+                  "row/Fastify: this row's req/s over Fastify's on Node (1-worker rows)"))
     if keys:
         rows = []
         for label, per in res["rows"].items():
@@ -147,7 +153,77 @@ def http_report(res):
         parts.append(table(["ours@granian-N is ... x this server"] + keys, rows,
                            "HTTP summary: ours on granian (same worker count) / row, "
                            "median of per-round req/s ratios"))
-    return "\n\n".join(parts)
+        parts.append(fastify_report(res, keys))
+        parts.append(survey_report(res, keys))
+    return "\n\n".join(p for p in parts if p)
+
+
+FASTIFY = "fastify @ node-1"
+
+
+def _ratio(res, a, b, key):
+    """Median of per-round req/s ratios of rows ``a`` over ``b`` on scenario ``key``."""
+    runs_a = res["rows"].get(a, {}).get(key)
+    runs_b = res["rows"].get(b, {}).get(key)
+    if not runs_a or not runs_b:
+        return None
+    return round_ratio(_http_values(runs_a, "rps"), _http_values(runs_b, "rps"))
+
+
+def _rps(res, label, key):
+    runs = res["rows"].get(label, {}).get(key)
+    return median(_http_values(runs, "rps")) if runs else None
+
+
+def fastify_report(res, keys):
+    """Fastify on Node against ours and the hand-written twin on granian, one worker each."""
+    if FASTIFY not in res["rows"]:
+        return f"HTTP against Fastify: {res['status'].get(FASTIFY, 'not run')}"
+    version = res.get("fastify_version") or "4.29"
+    rows = [(f"{key} {TITLES[key]}", rate(_rps(res, FASTIFY, key)),
+             rate(_rps(res, "ours @ granian-1", key)),
+             fx(_ratio(res, "ours @ granian-1", FASTIFY, key)),
+             rate(_rps(res, "handwritten @ granian-1", key)),
+             fx(_ratio(res, "handwritten @ granian-1", FASTIFY, key))) for key in keys]
+    out = table(("scenario", f"Fastify {version} req/s", "ours@granian-1", "ours/Fastify",
+                 "twin@granian-1", "twin/Fastify"), rows,
+                f"HTTP against Fastify {version} on Node (one process), one worker each; "
+                "ratios are medians of per-round ratios")
+    differ = {label: ks for label, ks in res.get("bodies_unlike_fastify", {}).items() if ks}
+    same = [label for label, ks in res.get("bodies_unlike_fastify", {}).items() if not ks]
+    if "ours @ granian-1" in same:
+        out += "\nours sends byte-for-byte the bodies Fastify sends on every check."
+    for label, ks in differ.items():
+        if label.startswith(("ours @", "handwritten @")):
+            out += f"\n{label}: body bytes differ from Fastify's on {', '.join(ks)}"
+    return out
+
+
+def survey_report(res, keys):
+    """The server survey: ours and the twin on every 1-worker WSGI server."""
+    from benchmarks.http import SURVEY_SERVERS
+
+    rows = []
+    for server in SURVEY_SERVERS:
+        ours, twin = f"ours @ {server}", f"handwritten @ {server}"
+        if ours not in res["rows"] and twin not in res["rows"]:
+            continue
+        for key in keys:
+            rows.append((server, key, rate(_rps(res, ours, key)), rate(_rps(res, twin, key)),
+                         fx(_ratio(res, ours, twin, key)), fx(_ratio(res, ours, FASTIFY, key)),
+                         fx(_ratio(res, twin, FASTIFY, key))))
+    absent = sorted({f"{label.split(' @ ', 1)[1]}: {verdict}"
+                     for label, verdict in res["status"].items()
+                     if label.split(" @ ", 1)[1] in SURVEY_SERVERS and verdict != "ok"})
+    if not rows and not absent:
+        return ""
+    out = table(("server (1 worker)", "scenario", "ours req/s", "twin req/s", "ours/twin",
+                 "ours/Fastify", "twin/Fastify"), rows,
+                "Server survey: ours and the hand-written twin on each WSGI server, one worker; "
+                "ratios are medians of per-round ratios", left=2) if rows else ""
+    if absent:
+        out += "\nnot run: " + "; ".join(absent)
+    return out.strip()
 
 
 # -------------------------------------------------------------------- startup

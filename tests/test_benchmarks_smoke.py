@@ -96,3 +96,98 @@ def test_every_feature_checked_and_costed(smoke):
     assert features["status"] and all(verdict == "ok" for verdict in features["status"].values()), features["status"]
     assert "bare" in features["rates"] and "cors" in features["rates"] and "hook on_send" in features["rates"]
     assert all(rate > 0 for runs in features["rates"].values() for rate in runs)
+
+
+# ------------------------------------------------------------------- HTTP runner
+# The HTTP runner's servers are started and checked (no load, no wrk): Fastify on Node
+# and every WSGI server of the survey, each serving ours and the hand-written twin. A
+# server that is not installed here is skipped with what to install.
+SURVEYED = ("gunicorn-sync-1", "gunicorn-gthread-1", "granian-1", "waitress-1", "uwsgi-1",
+            "bjoern-1", "fastwsgi-1")
+
+
+@pytest.fixture(scope="module")
+def http_checks():
+    from benchmarks import http
+
+    assert set(SURVEYED) == set(http.SURVEY_SERVERS)
+    return http.run(names=http.SURVEY, server_names=SURVEYED + ("node-1",), check_only=True,
+                    install_fastify=False, log=lambda message: None)
+
+
+@pytest.mark.parametrize("server", SURVEYED)
+def test_survey_server_serves_ours_and_the_twin_correctly(http_checks, server):
+    verdicts = {name: http_checks["status"][f"{name} @ {server}"] for name in ("ours", "handwritten")}
+    if all(v.startswith("not installed") for v in verdicts.values()):
+        pytest.skip(verdicts["ours"])
+    assert verdicts == {"ours": "ok", "handwritten": "ok"}, verdicts
+
+
+def test_fastify_serves_the_scenarios_with_the_bodies_ours_sends(http_checks):
+    verdict = http_checks["status"]["fastify @ node-1"]
+    if verdict.startswith("not installed"):
+        pytest.skip(verdict)
+    assert verdict == "ok", verdict
+    assert http_checks["fastify_version"].startswith("4.29.")
+    # Byte for byte the same answers on S1-S4 (the S3 ids agree: one POST each before).
+    ran = [label for label, verdict in http_checks["status"].items()
+           if label.startswith("ours @") and verdict == "ok"]
+    assert ran
+    for label in ran:
+        assert http_checks["bodies_unlike_fastify"][label] == [], label
+
+
+def test_http_check_rejects_an_answer_that_is_not_json(tmp_path):
+    """A server answering the right JSON as text/plain fails the check, naming the header."""
+    import threading
+    from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+    from benchmarks import http, scenarios
+
+    def text_app(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b'{"hello": "world"}']
+
+    class Quiet(WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = make_server("127.0.0.1", 0, text_app, handler_class=Quiet)
+    thread = threading.Thread(target=server.handle_request, daemon=True)
+    thread.start()
+    target = http.Server("handwritten", "granian-1", str(tmp_path))
+    target.port = server.server_port
+    try:
+        reason = http.http_check(target, scenarios.S1)
+    finally:
+        thread.join(timeout=15)
+        server.server_close()
+    assert reason == "status 200, Content-Type 'text/plain', not JSON"
+
+
+def test_http_report_shows_fastify_and_the_survey():
+    from benchmarks import report
+
+    def runs(*rates):
+        return [{"rps": r, "p50_us": 1000, "p99_us": 2000, "non2xx": 0, "connect": 0,
+                 "read": 0, "write": 0, "timeout": 0} for r in rates]
+
+    res = {"skipped": None, "duration": 2, "rounds": 3, "connections": 32,
+           "fastify_version": "4.29.1", "bodies_unlike_fastify": {"ours @ granian-1": []},
+           "status": {"ours @ granian-1": "ok", "handwritten @ granian-1": "ok",
+                      "fastify @ node-1": "ok",
+                      "ours @ bjoern-1": "not installed: bjoern not installed: pip install bjoern",
+                      "handwritten @ bjoern-1": "not installed: bjoern not installed: pip install bjoern"},
+           "rows": {"ours @ granian-1": {"S1": runs(100, 50, 300)},
+                    "handwritten @ granian-1": {"S1": runs(200, 100, 300)},
+                    "fastify @ node-1": {"S1": runs(50, 100, 100)}}}
+    text = report.http_report(res)
+    assert "HTTP against Fastify 4.29.1" in text
+    # ours/Fastify per round 2.0, 0.5, 3.0 -> 2.00x; twin/Fastify 4.0, 1.0, 3.0 -> 3.00x
+    fastify_line = next(line for line in text.splitlines() if line.startswith("S1 GET /hello"))
+    assert fastify_line.split()[3:] == ["100", "100", "2.00x", "200", "3.00x"]
+    assert "ours sends byte-for-byte the bodies Fastify sends" in text
+    survey = next(line for line in text.splitlines() if line.startswith("granian-1"))
+    # ours/twin per round 0.5, 0.5, 1.0 -> 0.50x
+    assert survey.split()[1:] == ["S1", "100", "200", "0.50x", "2.00x", "3.00x"]
+    assert "not run: bjoern-1: not installed: bjoern not installed: pip install bjoern" in text
