@@ -147,7 +147,7 @@ class _PropagationHeaders:
         if propagator is not self.propagator:
             self.keys = tuple("HTTP_" + field.upper().replace("-", "_") for field in propagator.fields)
             self.propagator = propagator
-        return any(key in environ for key in self.keys)
+        return not environ.keys().isdisjoint(self.keys)  # (looks the few keys up in the environ)
 
 
 class TraceContextFilter(logging.Filter):
