@@ -13,7 +13,10 @@ trace every request, 404s included)::
 The plugin speaks only to the OpenTelemetry API: what becomes of the spans and
 measurements (sampling, batching, an OTLP exporter) is the SDK's set-up, made by the
 application (or ``opentelemetry-instrument``) as for any other instrumentation. With the
-API alone and no SDK, spans are non-recording and measurements go nowhere.
+API alone and no SDK, a request is neither extracted nor made current unless it carries
+the caller's trace context (``traceparent``...): that context is then made current as
+the API's non-recording span, so what the handler calls forwards it. An SDK set later,
+after ``ready()`` too (gunicorn's ``post_fork``), traces the next request.
 
 **Traces.** Each request is a server span named ``{METHOD} {route}``: the route's URL as
 declared, prefix included (``GET /items/:id``), never the path asked for, so span names
@@ -172,7 +175,8 @@ _FILTER = TraceContextFilter()
 class RequestTelemetry:
     """What the plugin keeps of one request: ``request.otel`` (``None`` on routes it does
     not trace). ``span`` is the server span (``trace.get_current_span()`` gives it too,
-    in a hook or a handler)."""
+    in a hook or a handler); with the API alone and no trace context in the request, the
+    API's invalid span, never made current."""
 
     __slots__ = ("span", "token", "started", "recorded", "route", "method", "scheme", "step", "step_token")
 

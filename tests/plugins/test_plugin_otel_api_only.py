@@ -43,6 +43,12 @@ def test_api_only_the_callers_trace_context_is_passed_through(seen):
                                        "recording": False, "telemetry": True, "trace_id": CALLER_TRACE_ID}
 
 
+def test_api_only_log_records_carry_the_callers_ids_and_none_without_them(seen):
+    # "calling out", then the error line of /fail: only the caller's request has ids.
+    assert seen["api_only_log_ids"] == [[None, None], [CALLER_TRACE_ID, "b7ad6b7169203331"], [None, None],
+                                        [None, None]]
+
+
 def test_api_only_errors_are_answered_as_usual(seen):
     assert seen["api_only_fail"] == 500
 
@@ -56,6 +62,8 @@ def test_an_sdk_set_after_ready_traces_the_next_requests(seen):
     assert (joined["trace_id"], joined["parent"]) == (CALLER_TRACE_ID, "b7ad6b7169203331")
     assert seen["sdk_caller"]["sent"] == {"traceparent": f"00-{CALLER_TRACE_ID}-{joined['span_id']}-01"}
     assert (failed["name"], failed["status"]) == ("GET /fail", "ERROR")
+    assert seen["sdk_log_ids"] == [[fresh["trace_id"], fresh["span_id"]], [CALLER_TRACE_ID, joined["span_id"]],
+                                   [failed["trace_id"], failed["span_id"]]]
 
 
 def test_a_meter_provider_set_after_ready_gets_the_next_requests_measurements(seen):

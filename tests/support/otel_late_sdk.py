@@ -4,6 +4,7 @@ the OpenTelemetry API alone, then with an SDK set after ``ready()``, as gunicorn
 ``post_fork`` does. Prints what each request saw, and the spans and measurements the SDK
 got, as one JSON object."""
 import json
+import logging
 
 from opentelemetry import propagate, trace
 from opentelemetry import metrics as otel_metrics
@@ -17,9 +18,25 @@ app = Framework()
 app.register(otel)  # the global providers: none is set yet
 
 
+class _Records(logging.Handler):
+    """Keeps the ids the plugin's filter put on the records of the application's logger."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[list[str | None]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.ids.append([getattr(record, "trace_id", None), getattr(record, "span_id", None)])
+
+
+records = _Records()
+app.log.addHandler(records)
+
+
 @app.get("/outgoing")
 def outgoing(request, reply):
     """What an instrumented HTTP client called from here would send, and the current span."""
+    request.log.warning("calling out")
     headers: dict[str, str] = {}
     propagate.inject(headers)
     span = trace.get_current_span()
@@ -46,6 +63,7 @@ seen = {
     "api_only_fail": call("/fail"),
     "api_only_after_caller": call(),
 }
+seen["api_only_log_ids"], records.ids = records.ids, []
 
 from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402  (the SDK comes late on purpose)
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
@@ -63,6 +81,7 @@ otel_metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
 seen["sdk"] = call()
 seen["sdk_caller"] = call(traceparent=CALLER)
 seen["sdk_fail"] = call("/fail")
+seen["sdk_log_ids"] = records.ids
 seen["spans"] = [{"name": span.name, "trace_id": format(span.context.trace_id, "032x"),
                   "span_id": format(span.context.span_id, "016x"),
                   "parent": None if span.parent is None else format(span.parent.span_id, "016x"),
