@@ -294,6 +294,9 @@ FEATURES = (
     Feature("session read", setup=_session(read=True), headers={"cookie": SESSION_COOKIE}),
     Feature("session unread", setup=_session(read=False), headers={"cookie": SESSION_COOKIE}),
     Feature("otel (API only, no SDK)", setup=_otel_api_only),
+    # The caller's trace context passed through: extracted and made current, no SDK.
+    Feature("otel (API only) + traceparent", setup=_otel_api_only,
+            headers={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}),
     Feature("otel (SDK, batch, metrics)", setup=_otel_sdk,
             headers={"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}),
     Feature("metrics (prometheus)", setup=_prometheus),

@@ -13,7 +13,10 @@ trace every request, 404s included)::
 The plugin speaks only to the OpenTelemetry API: what becomes of the spans and
 measurements (sampling, batching, an OTLP exporter) is the SDK's set-up, made by the
 application (or ``opentelemetry-instrument``) as for any other instrumentation. With the
-API alone and no SDK, spans are non-recording and measurements go nowhere.
+API alone and no SDK, a request is neither extracted nor made current unless it carries
+the caller's trace context (``traceparent``...): that context is then made current as
+the API's non-recording span, so what the handler calls forwards it. An SDK set later,
+after ``ready()`` too (gunicorn's ``post_fork``), traces the next request.
 
 **Traces.** Each request is a server span named ``{METHOD} {route}``: the route's URL as
 declared, prefix included (``GET /items/:id``), never the path asked for, so span names
@@ -88,8 +91,9 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry import context as otel_context
 from opentelemetry import metrics as otel_metrics
 from opentelemetry import propagate, trace
-from opentelemetry.propagators.textmap import Getter
-from opentelemetry.trace import SpanKind, Status, StatusCode
+from opentelemetry.context import Context as OtelContext
+from opentelemetry.propagators.textmap import Getter, TextMapPropagator
+from opentelemetry.trace import INVALID_SPAN, NoOpTracer, ProxyTracer, SpanKind, Status, StatusCode
 
 from framework import Context, Reply, Request, plugin
 from framework.plugins._http_routes import KNOWN_METHODS, OTHER_METHOD, RouteTable, excluded, route_template
@@ -128,6 +132,25 @@ class _EnvironGetter(Getter[Mapping[str, Any]]):
 
 
 _ENVIRON = _EnvironGetter()
+# What the propagator extracts from a request without its headers: a new trace.
+_NO_PARENT = OtelContext()
+
+
+class _PropagationHeaders:
+    """Whether a request carries what the global propagator reads (``traceparent``,
+    ``tracestate``, ``baggage`` by default): the environ keys of its declared ``fields``,
+    worked out again only when another propagator is set."""
+
+    def __init__(self) -> None:
+        self.propagator: TextMapPropagator | None = None
+        self.keys: tuple[str, ...] = ()
+
+    def carried_by(self, environ: Mapping[str, Any]) -> bool:
+        propagator = propagate.get_global_textmap()
+        if propagator is not self.propagator:
+            self.keys = tuple("HTTP_" + field.upper().replace("-", "_") for field in propagator.fields)
+            self.propagator = propagator
+        return not environ.keys().isdisjoint(self.keys)  # (looks the few keys up in the environ)
 
 
 class TraceContextFilter(logging.Filter):
@@ -152,11 +175,12 @@ _FILTER = TraceContextFilter()
 class RequestTelemetry:
     """What the plugin keeps of one request: ``request.otel`` (``None`` on routes it does
     not trace). ``span`` is the server span (``trace.get_current_span()`` gives it too,
-    in a hook or a handler)."""
+    in a hook or a handler); with the API alone and no trace context in the request, the
+    API's invalid span, never made current."""
 
     __slots__ = ("span", "token", "started", "recorded", "route", "method", "scheme", "step", "step_token")
 
-    def __init__(self, span: trace.Span, token: object, route: str | None, method: str, scheme: str) -> None:
+    def __init__(self, span: trace.Span, token: object | None, route: str | None, method: str, scheme: str) -> None:
         self.span = span
         self.token = token
         self.started = time.perf_counter()
@@ -220,6 +244,13 @@ class _Telemetry:
         if meter_provider is not None and not callable(getattr(meter_provider, "get_meter", None)):
             raise OtelOptionsError("otel: meter_provider has to be an opentelemetry MeterProvider")
         self.tracer = trace.get_tracer(_SCOPE, tracer_provider=tracer_provider)
+        # No SDK yet: the API's proxy tracer (it delegates to the SDK's once
+        # trace.set_tracer_provider is called, which can happen once only, after ready()
+        # too: gunicorn's post_fork) or its no-op one. Until a span comes back valid, a
+        # request that carries no trace context is not extracted nor made current: the
+        # API's no-op would answer with the invalid span, to no effect.
+        self.no_sdk_yet = isinstance(self.tracer, (ProxyTracer, NoOpTracer))
+        self.propagation = _PropagationHeaders()
         self.metrics = record_metrics
         meter = otel_metrics.get_meter(_SCOPE, meter_provider=meter_provider)
         self.meter = meter
@@ -251,9 +282,22 @@ class _Telemetry:
         attributes: dict[str, Any] = {"http.request.method": known, "url.path": request.path, "url.scheme": scheme}
         if route.template is not None:
             attributes["http.route"] = route.template
-        parent = propagate.extract(environ, getter=_ENVIRON)
-        span = self.tracer.start_span(route.name(known), context=parent, kind=SpanKind.SERVER,
-                                      attributes=attributes)
+        name = route.name(known)
+        if self.no_sdk_yet and not self.propagation.carried_by(environ):
+            # What extract() would give: no parent. Without an SDK the API answers with
+            # the invalid span: nothing to record, nothing to make current (a span of the
+            # caller's, when the request carries one, is made current below: passed through).
+            span = self.tracer.start_span(name, context=_NO_PARENT, kind=SpanKind.SERVER, attributes=attributes)
+            if span is INVALID_SPAN:
+                request.otel = RequestTelemetry(span, None, route.template, known, scheme)
+                if self.metrics:
+                    self.active.add(1, {"http.request.method": known, "url.scheme": scheme})
+                return
+            self.no_sdk_yet = False  # set once for the process: the SDK's from now on
+            parent = _NO_PARENT
+        else:
+            parent = propagate.extract(environ, getter=_ENVIRON)
+            span = self.tracer.start_span(name, context=parent, kind=SpanKind.SERVER, attributes=attributes)
         if span.is_recording():
             span.set_attributes(_details(request, environ, method, known))
         token = otel_context.attach(trace.set_span_in_context(span, parent))
@@ -301,12 +345,13 @@ class _Telemetry:
             error_type = _qualified_name(recorded) if recorded is not None else str(status)
         elif failure is not None and status < 400:
             error_type = _qualified_name(failure)  # a stream cut short: the client got part of it
-        span.set_attribute("http.response.status_code", status)
-        if error_type is not None:
-            span.set_attribute("error.type", error_type)
-            span.set_status(Status(StatusCode.ERROR))
-        span.end()
-        otel_context.detach(telemetry.token)  # type: ignore[arg-type]  # the token attach() gave
+        if telemetry.token is not None:  # (None: the API's invalid span, never made current)
+            span.set_attribute("http.response.status_code", status)
+            if error_type is not None:
+                span.set_attribute("error.type", error_type)
+                span.set_status(Status(StatusCode.ERROR))
+            span.end()
+            otel_context.detach(telemetry.token)  # type: ignore[arg-type]  # the token attach() gave
         if self.metrics:
             elapsed = time.perf_counter() - telemetry.started
             method, scheme = telemetry.method, telemetry.scheme
