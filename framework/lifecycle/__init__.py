@@ -1,7 +1,7 @@
 """One request, start to answer: the compiled route, the request and the reply, the hooks,
 body parsing, input validation, response serialization, the error chain, streaming and
-files, and the request log. A route's entry (``framework.lifecycle.entry``), emitted at
-``ready()``, is the whole path.
+files, and the request log. A route's entry (``framework.lifecycle.entry``), one function
+emitted from the compiled route, is the whole path.
 
 Inside, the modules use each other in one direction, bottom to top: ``request_log``;
 ``request``; ``hooks``, ``streaming``, ``files``, ``content_types``; ``reply``;

@@ -1,5 +1,5 @@
-"""A route's entry: the whole request path of one route, emitted as one Python function at
-``ready()``.
+"""A route's entry: the whole request path of one route, emitted as one Python function
+(by the route's first request: see ``CompiledRoute.entry``).
 
 ``entry(environ, start_response, params)`` builds the request and the reply, runs the
 steps the route has in lifecycle order (request id header, "incoming request" log line,
@@ -274,9 +274,13 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
 
 def _emit_start(writer: _Writer, status_line: str) -> None:
     line = writer.line
+    json = writer.name(JSON_CONTENT_TYPE, "json")
     line("headers = reply._headers")
+    with line("if not headers:", "# no header set: the two lines, without filling the reply's dict"):
+        line(f'start_response({status_line}, [("content-type", {json}), ("content-length", str(len(body)))])')
+        line("return [body]")
     with line('if "content-type" not in headers:'):
-        line(f"headers[\"content-type\"] = {writer.name(JSON_CONTENT_TYPE, 'json')}")
+        line(f"headers[\"content-type\"] = {json}")
     line('headers["content-length"] = str(len(body))')
     line(f"start_response({status_line}, reply._lines() if reply._multi_valued else list(headers.items()))")
     line("return [body]")

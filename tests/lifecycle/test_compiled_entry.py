@@ -1,4 +1,4 @@
-"""Each route's entry is emitted at ``ready()`` with only the steps the route has: per
+"""Each route's entry is emitted with only the steps the route has: per
 optional feature, its code is absent from a route that does not use it and present in one
 that does (read through ``app.explain(...)["entry"]``), and the route still answers."""
 import logging
