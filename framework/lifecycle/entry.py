@@ -36,15 +36,13 @@ from ..errors import InvalidMediaTypeError
 from ..http import encoding
 from ..http.status import STATUS_LINES
 from ..http.media_types import parse_query_string
-from ..schemas.codegen import CodeCache, Constants, Emitter, load
+from ..schemas.codegen import CodeCache, Constants, Emitter, comment, load
 from ..validation import Invalid
 from .hooks import PLAIN_RESULTS, HookPhase, run_coroutine
 from .inputs import InputValidation
-from .request import headers_from_environ
-from .request_log import EchoRequestId, LogIncoming
-
 from .reply import Reply
-from .request import Request
+from .request import Request, headers_from_environ
+from .request_log import EchoRequestId, LogIncoming
 
 if TYPE_CHECKING:
     from .responses import ResponseSerializers
@@ -188,7 +186,7 @@ def _emit_step(writer: _Writer, bound: Callable[..., None]) -> None:
     else:  # body parsing, typed inputs, a validation step run as a whole
         if not isinstance(step, InputValidation):
             writer.user_code_ran = True  # a body parser of the application's
-        line(f"{writer.name(bound, 'step')}(request, reply)", f"# {type(step).__name__}")
+        line(f"{writer.name(bound, 'step')}(request, reply)", comment(type(step).__name__))
 
 
 def _inlinable(validation: InputValidation) -> bool:
@@ -241,8 +239,7 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
     if route.serializers:
         if not route.builtin_serializers:
             return  # (an application's serializer is called once, by Reply.render)
-        by_status = {status: (serializer, STATUS_LINES[status]) for status, serializer in route.serializers.exact.items()
-                     if 200 <= status < 300 and status != 204 and status in STATUS_LINES and type(serializer) is not dict}
+        by_status = _success_serializers(route.serializers)
         if not by_status:
             return
     elif not route.plain_json:
@@ -253,7 +250,7 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
         if by_status:
             # (The reply's own state, read as Reply.render reads it: this is its first branch.)
             line(f"found = {writer.name(by_status, 'response_schemas')}.get(reply.status_code)",
-                 "# an exact 2xx response schema")
+                 "# the 2xx response schema of the status")
             with line("if found is not None and reply._serializer is None:"):
                 with line("try:"):
                     line("body = found[0](result)")
@@ -270,6 +267,22 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
                 with line("except TypeError:"):
                     line("return reply.render(start_response, result)", "# the slower encoder, or the error")
                 _emit_start(writer, "STATUS_LINES[status]")
+
+
+def _success_serializers(serializers: "ResponseSerializers") -> dict[int, tuple[Callable[[Any], Any], str]]:
+    """``{status: (serializer, status line)}`` for the 2xx statuses (not 204) whose response
+    schema does not depend on the content type, chosen as ``ResponseSerializers.find`` does."""
+    found: dict[int, tuple[Callable[[Any], Any], str]] = {}
+    for status, status_line in STATUS_LINES.items():
+        if 200 <= status < 300 and status != 204:
+            entry = serializers.exact.get(status)
+            if entry is None:
+                entry = serializers.by_class.get(2)
+                if entry is None:
+                    entry = serializers.default
+            if entry is not None and not isinstance(entry, dict):
+                found[status] = (entry, status_line)
+    return found
 
 
 def _emit_start(writer: _Writer, status_line: str) -> None:

@@ -117,7 +117,7 @@ def test_a_response_schema_is_inlined_only_where_a_route_has_one():
     schema = {"response": {200: {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}
     app.get("/shaped", {"schema": schema}, lambda request, reply: {"ok": True, "secret": "s"})
     assert "response schema" not in entry_of(app, "GET", "/plain")
-    assert "an exact 2xx response schema" in entry_of(app, "GET", "/shaped")
+    assert "the 2xx response schema of the status" in entry_of(app, "GET", "/shaped")
     assert app.inject(url="/shaped").json() == {"ok": True}
 
 
@@ -177,3 +177,32 @@ def test_a_traceback_through_an_entry_shows_its_lines():
     app.get("/fail", fail)
     assert app.inject(url="/fail").status_code == 500
     assert "result = _handler" in seen[0] and 'File "<route entry' in seen[0]
+
+
+def test_attach_validation_runs_the_whole_validation_step():
+    app = Framework()
+    schema = {"querystring": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+    app.get("/attached", {"schema": schema, "attach_validation": True},
+            lambda request, reply: {"error": str(request.validation_error) if request.validation_error else None})
+    source = entry_of(app, "GET", "/attached")
+    assert "'InputValidation'" in source and "validate querystring" not in source
+    assert app.inject(url="/attached?n=x").json() == {"error": "querystring/n should be integer"}
+    assert app.inject(url="/attached?n=1").json() == {"error": None}
+
+
+def test_a_status_without_a_response_schema_answers_through_the_reply():
+    app = Framework()
+    schema = {"response": {200: {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}
+    app.get("/created", {"schema": schema}, lambda request, reply: reply.code(202) and {"ok": True, "extra": 1})
+    response = app.inject(url="/created")
+    assert (response.status_code, response.json()) == (202, {"ok": True, "extra": 1})
+
+
+def test_a_status_class_response_schema_is_inlined_too():
+    app = Framework()
+    schema = {"response": {"2xx": {"type": "object", "properties": {"id": {"type": "integer"}}}}}
+    app.get("/classed", {"schema": schema}, lambda request, reply: reply.code(201) and {"id": 1, "secret": "s"})
+    assert "the 2xx response schema of the status" in entry_of(app, "GET", "/classed")
+    response = app.inject(url="/classed")
+    assert (response.status_code, response.json()) == (201, {"id": 1})
+    assert response.headers["content-type"] == "application/json; charset=utf-8"
