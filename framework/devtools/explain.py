@@ -34,6 +34,10 @@ added it (a plugin wrapped with ``plugin(...)`` adds to the context that registe
     The not-found handler for this path and the context that set it.
 ``decorators``
     The instance, request and reply decorators visible to the route, outermost first.
+``entry``
+    The Python source of the route's entry, the one function ``ready()`` emitted for its
+    requests (``framework.lifecycle.entry``): only the steps the route has, commented.
+    (Not part of the text form.)
 
 A hook or handler is shown by its qualified name (``<locals>`` left out). No handler and
 no hook runs. :class:`Explanation` is that dict; ``str()`` (or :meth:`Explanation.render`)
@@ -85,7 +89,7 @@ class ExplainedApp(Protocol):
 class Explanation(dict[str, Any]):
     """What ``app.explain`` returns: a plain dict (the keys the module describes:
     ``request``, ``outcome``, ``route``, ``steps``, ``validation``, ``serializers``,
-    ``reply``, ``errors``, ``not_found``, ``decorators``; JSON-ready values); ``str()``
+    ``reply``, ``errors``, ``not_found``, ``decorators``, ``entry``; JSON-ready values); ``str()``
     renders it as text."""
 
     def render(self) -> str:
@@ -172,6 +176,7 @@ def explain(app: ExplainedApp, method: str, url: str, headers: dict[str, str] | 
     result["not_found"] = {"handler": function_name(not_found.handler), "context": not_found.context.name,
                            "prefix": not_found.context.prefix}
     result["decorators"] = _decorators(context)
+    result["entry"] = compiled.compile_source()
     return result
 
 

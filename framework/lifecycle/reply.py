@@ -95,8 +95,8 @@ class Reply:
     RESERVED = frozenset(("request", "status_code", "sent"))
 
     request: "Request"
-    status_code: int
-    sent: bool
+    status_code: int = 200
+    sent: bool = False
     _route: ReplyRoute
     _headers: dict[str, Any]
     _payload: Any = None
@@ -106,9 +106,8 @@ class Reply:
     error: BaseException | None = None
 
     def __init__(self, request: "Request", route: ReplyRoute) -> None:
+        # (A route's entry inlines this: framework.lifecycle.entry.)
         self.request = request
-        self.status_code = 200
-        self.sent = False
         self._headers = {}
         self._route = route
 

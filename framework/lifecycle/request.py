@@ -153,6 +153,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     media_type: "MediaType | None" = None
 
     def __init__(self, environ: dict[str, Any], params: dict[str, Any], route: RequestRoute) -> None:
+        # (A route's entry inlines this: framework.lifecycle.entry.)
         self.environ = environ
         self.params = params  # type: ignore[assignment]  # a params schema may coerce them
         self._route = route
