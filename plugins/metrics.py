@@ -62,6 +62,7 @@ set after ``prometheus_client`` was imported) fails ``ready()`` with a
 """
 from __future__ import annotations
 
+import glob
 import os
 import threading
 import time
@@ -210,11 +211,12 @@ def _method(request: Request) -> str:
 class _Endpoint:
     """``GET path``: the registry's metrics (every worker's, in multiprocess mode)."""
 
-    __slots__ = ("registry", "multiprocess")
+    __slots__ = ("registry", "multiprocess", "directory")
 
     def __init__(self, registry: CollectorRegistry, multiprocess_dir: str | None) -> None:
         self.registry = registry
         self.multiprocess = multiprocess_dir is not None
+        self.directory = multiprocess_dir or ""
 
     def __call__(self, request: Request, reply: Reply) -> Reply:
         registry = self.registry
@@ -222,10 +224,30 @@ class _Endpoint:
             # A registry per scrape holding only the files' values (prometheus_client's advice:
             # one that live metrics never register in).
             registry = CollectorRegistry()
-            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            registry.register(_WorkerFilesCollector(self.directory))
         # The text format, or OpenMetrics when the scraper's Accept asks for it.
         encode, content_type = choose_encoder(request.environ.get("HTTP_ACCEPT", ""))
         return reply.type(content_type).send(encode(registry))
+
+
+class _WorkerFilesCollector(multiprocess.MultiProcessCollector):
+    """prometheus_client's multiprocess collector, less the files a booting worker has
+    created but not yet sized. Such a file is empty for an instant, and reading it raised, so
+    a scrape that raced a worker's start answered 500."""
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(None, path=directory)  # type: ignore[no-untyped-call]
+        self.directory = directory
+
+    def collect(self) -> Any:
+        files: list[str] = []
+        for path in glob.glob(os.path.join(self.directory, "*.db")):
+            try:
+                if os.path.getsize(path) >= 8:  # the used-bytes header, written with the file's size
+                    files.append(path)
+            except OSError:
+                continue  # removed meanwhile (mark_process_dead)
+        return self.merge(files, accumulate=True)  # type: ignore[no-untyped-call]
 
 
 def _mark_dead(instance: Context) -> None:

@@ -101,3 +101,18 @@ def test_granian_with_2_workers_reports_the_sum_over_them(multiprocess_dir):
         assert found[("GET", "/work", "200")] == sent  # whichever of the workers answered each
     finally:
         stop(process)
+
+
+def test_a_scrape_racing_a_booting_worker_is_answered(multiprocess_dir):
+    """A booting worker creates its value files empty, then sizes them; a scrape that read
+    one in that instant answered 500. An empty file stands for that instant here."""
+    port = free_port()
+    process = start([sys.executable, "-m", "gunicorn", "-c", "python:metrics_gunicorn_conf", "-b",
+                     f"127.0.0.1:{port}", "-w", "1", "metrics_app:app"], port)
+    try:
+        assert call(f"http://127.0.0.1:{port}/items/1")[0] == 200
+        (multiprocess_dir / "gauge_livesum_4194304.db").touch()
+        found = settled(port, {("GET", "/items/:id", "200"): 1})
+        assert found[("GET", "/items/:id", "200")] == 1
+    finally:
+        stop(process)
