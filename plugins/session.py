@@ -286,8 +286,19 @@ class SQLiteStore:
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None,
                                      check_same_thread=False)
-        connection.execute("PRAGMA journal_mode=WAL")
-        return connection
+        # Turning a file to WAL takes it whole, and SQLite answers "database is locked" at
+        # once, without its busy timeout, to the second of two processes doing so together
+        # (the workers of one server booting): so that one waits here, within ``timeout``.
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                connection.execute("PRAGMA journal_mode=WAL")
+                return connection
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() >= deadline:
+                    connection.close()
+                    raise
+            time.sleep(0.005)
 
     def _connection(self) -> sqlite3.Connection:
         # One connection per thread and process: a connection must not cross a fork.

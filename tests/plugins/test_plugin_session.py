@@ -4,7 +4,10 @@ flags, the cookie store's size limit, a store that fails, scoping and options.""
 from __future__ import annotations
 
 import logging
+import pathlib
 import secrets
+import subprocess
+import sys
 import time
 
 import pytest
@@ -357,6 +360,15 @@ def test_two_apps_on_one_sqlite_file_share_sessions(tmp_path):
     first("POST", "/login", json={"user": "ann"})
     second.cookie = first.cookie
     assert second("GET", "/me")["user"] == "ann"
+
+
+def test_processes_booting_together_on_one_new_sqlite_file_all_open_it(tmp_path):
+    # 20 rounds of 8 processes making the store at one instant: before the fix, a few of
+    # them failed with "database is locked" in most runs (CI saw a granian worker die so).
+    script = pathlib.Path(__file__).parents[1] / "support" / "sqlite_boot_race.py"
+    run = subprocess.run([sys.executable, str(script), str(tmp_path), "20", "8"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert run.stdout.splitlines() == ["0"], run.stdout
 
 
 # Scoping and the Session object.
