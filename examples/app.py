@@ -59,6 +59,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from typing import Any
 
 from framework import UNDEFINED, Framework, create_error, plugin
@@ -186,10 +187,25 @@ class ItemStore:
         connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             connection.execute("PRAGMA busy_timeout = 30000")
-            connection.execute("PRAGMA journal_mode = WAL")  # persistent: set once per database file
+            self._turn_to_wal(connection)
             connection.execute(self.SCHEMA)
         finally:
             connection.close()
+
+    @staticmethod
+    def _turn_to_wal(connection: sqlite3.Connection) -> None:
+        # WAL is persistent: set once per database file. SQLite answers the second of two
+        # workers doing so at one instant "database is locked" at once, without its busy
+        # timeout, so that one tries again (for up to 30 s, the busy timeout).
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                connection.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() >= deadline:
+                    raise
+            time.sleep(0.005)
 
     def close(self) -> None:
         with self._lock:
