@@ -47,7 +47,8 @@ Options:
     ``swagger-ui-bundle-v2`` package the page says how to install it.
 ``error_responses``
     ``True`` (default): a route that validates inputs documents the ``400`` it answers, a
-    route bearer_auth or auth guards the ``401``, with the framework's error body
+    route bearer_auth or auth guards the ``401`` (and the ``403`` when it requires scopes),
+    with the framework's error body
     (``components/schemas/FrameworkError``), unless the route declares that status (or its
     class) itself; so are the answers a route's own hooks declare in an ``openapi_responses``
     attribute (the ``429`` of a route ``framework.plugins.rate_limit`` limits, the ``304``
@@ -742,7 +743,7 @@ class _OperationBuilder:
             request_body["description"] = body["description"]
         return request_body
 
-    def responses(self, validates: bool, guarded: bool) -> dict[str, Any]:
+    def responses(self, validates: bool, guarded: bool, scoped: bool = False) -> dict[str, Any]:
         responses: dict[str, Any] = {}
         declared: dict[Any, Any] = self.schema.get("response") or {}
         entry: JSONData
@@ -769,7 +770,7 @@ class _OperationBuilder:
             problems = self.route.context.error_format == "problem+json"
             media_type, name = ("application/problem+json", PROBLEM_SCHEMA) if problems else \
                 ("application/json", ERROR_SCHEMA)
-            for status, applies in (("400", validates), ("401", guarded)):
+            for status, applies in (("400", validates), ("401", guarded), ("403", scoped)):
                 if applies and status not in responses and f"{status[0]}XX" not in responses:
                     responses[status] = {"description": _reason(status), "content": {media_type: {
                         "schema": {"$ref": f"#/components/schemas/{name}"}}}}
@@ -803,7 +804,9 @@ class _OperationBuilder:
             operation["requestBody"] = request_body
         validates = any(schema.get(part) is not None for part in ("params", "querystring", "headers")) or \
             request_body is not None
-        operation["responses"] = self.responses(validates, guarded or bool(security))
+        # Scopes are required: valid credentials without them are a 403 (RFC 6750 insufficient_scope).
+        scoped = any(scopes for requirement in security or () for scopes in requirement.values())
+        operation["responses"] = self.responses(validates, guarded or bool(security), scoped)
         if "security" not in operation and security:  # framework.plugins.auth's, and bearer_auth's with it
             operation["security"] = [{**requirement, **({SECURITY_SCHEME: []} if guarded else {})}
                                      for requirement in security]

@@ -349,6 +349,10 @@ def test_openapi_documents_every_scheme_and_scope():
     assert paths["/more/both"]["get"]["security"] == [{"cookieKey": [], "queryKey": []}]
     assert "security" not in paths["/public"]["get"]
     assert "401" in paths["/api/items"]["get"]["responses"] and "401" not in paths["/public"]["get"]["responses"]
+    # A scope is required only on DELETE /api/items/{id}: only it may answer 403 insufficient_scope.
+    assert paths["/api/items/{id}"]["delete"]["responses"]["403"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/FrameworkError"}
+    assert "403" not in paths["/api/items"]["get"]["responses"]
 
 
 def test_openapi_open_id_connect():
