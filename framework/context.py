@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, TypedDict, T
 
 from typing_extensions import Self
 
+from .errors import ResponseSerializerAlreadyPresentError, ResponseSerializerInvalidError
+from .http.media_types import parse_media_type
 from .lifecycle.content_types import ContentTypeParsers, Parser
+from .lifecycle.negotiation import MediaTypeSerializer
 from .decorators import Decorators
 from .lifecycle.hooks import APPLICATION_HOOKS, HookName, Hooks
 from .loader import PluginQueue
@@ -113,6 +116,9 @@ class Scope:
     #: Error handlers from this context outwards (the default handler is not among them).
     error_handlers: tuple[Callable[..., Any], ...]
     hooks: Callable[[str], list[Callable[..., Any]]]
+    #: Response serializers by media type essence (``add_response_serializer``), from the root
+    #: down to this context (a descendant's replaces an ancestor's), in registration order.
+    response_serializers: "dict[str, MediaTypeSerializer]"
 
 
 class Application(Protocol):
@@ -177,6 +183,8 @@ class Context:
         self._validator_compiler: Callable[..., Any] | None = None
         self._serializer_compiler: Callable[..., Any] | None = None
         self._schema_error_formatter: Callable[..., Any] | None = None
+        # Response serializers this context registered, by media type essence.
+        self._response_serializers: dict[str, MediaTypeSerializer] = {}
 
     def _spawn(self, name: str, prefix: str, opts: dict[str, Any]) -> "PluginQueue[Context]":
         """The child context of an encapsulated plugin (``on_register`` hooks see it), as its queue."""
@@ -210,10 +218,22 @@ class Context:
             if context._error_handler is not None:
                 handlers.append(context._error_handler)
             context = context._parent
+        response_serializers: dict[str, MediaTypeSerializer] = {}
+        for ancestor in reversed(self._lineage()):
+            response_serializers.update(ancestor._response_serializers)
         return Scope(self._decorators.request_class, self._decorators.reply_class, self._parsers,
                      self._schemas.all(), self._inherited("_validator_compiler"),
                      self._inherited("_serializer_compiler"), self._inherited("_schema_error_formatter"),
-                     tuple(handlers), self._hooks.collect)
+                     tuple(handlers), self._hooks.collect, response_serializers)
+
+    def _lineage(self) -> list["Context"]:
+        """This context and its ancestors, this one first."""
+        contexts: list[Context] = []
+        context: Context | None = self
+        while context is not None:
+            contexts.append(context)
+            context = context._parent
+        return contexts
 
     def walk(self) -> list["Context"]:
         """This context and its descendants, breadth first."""
@@ -453,6 +473,27 @@ class Context:
         """``fn(errors, data_var)`` returns the Exception a validation failure raises."""
         self._state.check_not_started("set a schema error formatter")
         self._schema_error_formatter = fn
+        return self
+
+    def add_response_serializer(self, media_type: str, serializer: MediaTypeSerializer) -> Self:
+        """Answer ``media_type`` (``"text/csv"``: a type/subtype, no wildcard) with
+        ``serializer(payload)`` (a str, sent UTF-8 encoded, or bytes) when a request's
+        ``Accept`` prefers it, on the routes of this context and its descendants (a
+        descendant may register its own for the same type). JSON stays the default; a
+        route's response ``content`` map entry for the type, when it has one, is used
+        instead. See :doc:`/guide/content-negotiation`."""
+        self._state.check_not_started("add a response serializer")
+        parsed = parse_media_type(media_type) if isinstance(media_type, str) else None
+        if parsed is None or "*" in parsed.essence:
+            raise ResponseSerializerInvalidError(repr(media_type), "a media type is type/subtype, without wildcards")
+        if parsed.essence == "application/json":
+            raise ResponseSerializerInvalidError(repr(media_type), "JSON is the built-in serialization (response "
+                                                 "schemas, set_serializer_compiler, reply.serializer change it)")
+        if not callable(serializer):
+            raise ResponseSerializerInvalidError(repr(media_type), "the serializer must be a function fn(payload)")
+        if parsed.essence in self._response_serializers:
+            raise ResponseSerializerAlreadyPresentError(parsed.essence)
+        self._response_serializers[parsed.essence] = serializer
         return self
 
     def add_content_type_parser(self, content_type: str | list[str] | re.Pattern[str],

@@ -188,6 +188,12 @@ MethodNotAllowedError = create_error(
     405, name="MethodNotAllowedError",
     doc="``Framework(method_not_allowed=True)``: a known path asked with a method it has no route for: 405 "
         "(``Allow`` lists its methods).")
+NotAcceptableError = create_error(
+    "FST_ERR_NOT_ACCEPTABLE",
+    "Not Acceptable: this route answers %s",
+    406, name="NotAcceptableError",
+    doc="A route with ``strict_accept=True`` was asked with an ``Accept`` header that matches none of the media "
+        "types it answers (JSON, its context's response serializers, its response ``content`` maps): 406.")
 BadStatusCodeError = create_error(
     "FST_ERR_BAD_STATUS_CODE",
     "Called reply with an invalid status code: %s",
@@ -360,6 +366,18 @@ ContentTypeParserInvalidError = create_error(
     500, name="ContentTypeParserInvalidError",
     doc="``add_content_type_parser()`` was given a content type that is not a media type string, a list of them or "
         "a compiled regex, or a parser that is not callable.")
+ResponseSerializerInvalidError = create_error(
+    "FST_ERR_RSP_SERIALIZER_INVALID",
+    "Invalid response serializer for %s: %s",
+    500, name="ResponseSerializerInvalidError",
+    doc="``add_response_serializer()`` was given something that is not a media type (``type/subtype``, no "
+        "wildcard), ``application/json`` (the built-in serialization), or a serializer that is not callable.")
+ResponseSerializerAlreadyPresentError = create_error(
+    "FST_ERR_RSP_SERIALIZER_ALREADY_PRESENT",
+    "Response serializer for '%s' already present in this context.",
+    500, name="ResponseSerializerAlreadyPresentError",
+    doc="``add_response_serializer()`` was called twice for one media type in one context (a child context may "
+        "replace an ancestor's).")
 PluginNotPresentError = create_error(
     "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE",
     "The decorator '%s' required by '%s' is not present in %s",

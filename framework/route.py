@@ -39,6 +39,7 @@ ROUTE_OPTIONS: dict[str, str] = {
     "expose_head_route": "False: no HEAD route is added for this GET route",
     "config": "free-form: anything, read back as request.route_options['config']",
     "body_limit": "the largest body accepted, in bytes",
+    "strict_accept": "True: an Accept header matching none of the route's media types is answered 406",
     "prefix": "set by the framework: the context's prefix",
     "mount": "set by instance.mount: the body is left unread for the mounted WSGI application",
     "types": "set by the framework: the Python types the route's schemas came from (framework.typeschema), "
@@ -168,6 +169,9 @@ def check_route_options(options: dict[str, Any]) -> None:
     if error_handler is not None and not callable(error_handler):
         raise TypeError(f"The error_handler of route {route} must be a function (error, request, reply), "
                         f"got {type(error_handler).__name__}")
+    strict_accept = options.get("strict_accept")
+    if strict_accept is not None and not isinstance(strict_accept, bool):
+        raise TypeError(f"The strict_accept option of route {route} must be True or False")
     expose_head_route = options.get("expose_head_route")
     if expose_head_route is not None and not isinstance(expose_head_route, bool):
         raise TypeError(f"The expose_head_route option of route {route} must be True or False")

@@ -28,6 +28,7 @@ from .hooks import HookPhase, synchronous
 from .inputs import DeclaredRoute, compile_input_building, compile_input_validation
 from .request import Server
 from .request_log import EchoRequestId, LogIncoming, log_completed, parse_level
+from .negotiation import compile_negotiation
 from .responses import compile_response_serializers, strict_keywords
 from ..serialization import compile_serializer
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from ..validation.engine import ValidatorEngine
     from .content_types import ContentTypeParsers
     from .error_handling import ErrorStyle
+    from .negotiation import MediaTypeSerializer
     from .reply import Reply
     from .request import Request
 
@@ -66,6 +68,8 @@ class RouteScope(Protocol):
     def error_handlers(self) -> tuple[Callable[..., Any], ...]: ...
     @property
     def hooks(self) -> Callable[[str], list[Callable[..., Any]]]: ...
+    @property
+    def response_serializers(self) -> "dict[str, MediaTypeSerializer]": ...
 
 
 class DeclaringContext(Server, Protocol):
@@ -164,6 +168,13 @@ class CompiledRoute(Generic[ContextT]):
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
             scope.parsers, state.max_body_depth)
+        serializer_compiler = route.options.get("serializer_compiler") or scope.serializer_compiler
+        self.serializers = compile_response_serializers(
+            route, compile_serializer, serializer_compiler, scope.schemas, strict_keywords(state))
+        #: How the reply's media type is chosen from ``Accept`` (``framework.lifecycle.negotiation``),
+        #: or ``None``: the route answers only JSON and never reads ``Accept``.
+        self.negotiation = None if route.options.get("mount") else compile_negotiation(
+            scope.response_serializers, self.serializers, bool(route.options.get("strict_accept")))
         steps: list[Any] = [  # objects whose __call__ is a Step
             EchoRequestId(state.request_id_header) if state.request_id_header else None,
             LogIncoming() if state.request_logging else None,
@@ -173,19 +184,19 @@ class CompiledRoute(Generic[ContextT]):
             HookPhase("pre_validation", hooks["pre_validation"]) if hooks["pre_validation"] else None,
             validation,
             compile_input_building(route, validation),
+            # 406 before the handler runs, as Fastify's accepts-serializer answers in preHandler.
+            self.negotiation if self.negotiation is not None and self.negotiation.strict else None,
             HookPhase("pre_handler", hooks["pre_handler"]) if hooks["pre_handler"] else None,
         ]
         #: What runs before the handler, in order; each may send the reply, which ends the chain.
         #: (Bound ``__call__`` methods: a call costs less than calling the object.)
         self.steps: tuple[Step, ...] = tuple(step.__call__ for step in steps if step is not None)
 
-        serializer_compiler = route.options.get("serializer_compiler") or scope.serializer_compiler
-        self.serializers = compile_response_serializers(
-            route, compile_serializer, serializer_compiler, scope.schemas, strict_keywords(state))
         #: The response serializers are the built-in ones (pure: the entry may call one again).
         self.builtin_serializers = serializer_compiler is None
         #: Nothing shapes or follows a reply: a dict or list goes straight to JSON.
-        self.plain_json = not (self.serializers or self.pre_serialization or self.on_send or self.on_response)
+        self.plain_json = not (self.serializers or self.negotiation or self.pre_serialization or self.on_send
+                               or self.on_response)
         #: ``entry(environ, start_response, params)``: the route's request path, emitted as
         #: one function (``framework.lifecycle.entry``; :meth:`compile_source` shows it) by
         #: the route's first request, which it then answers: emitting every entry at

@@ -84,6 +84,8 @@ class EntryRoute(Protocol):
     @property
     def serializers(self) -> "ResponseSerializers": ...
     @property
+    def negotiation(self) -> object | None: ...
+    @property
     def pre_serialization(self) -> tuple[Callable[..., Any], ...]: ...
     @property
     def on_send(self) -> tuple[Callable[..., Any], ...]: ...
@@ -231,9 +233,11 @@ def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
 def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
     """The common answer inlined: a dict or list the handler returned, not sent, with a 2xx
     status (not 204), as JSON (plain, or by the response schema of an exact status), when
-    no hook shapes or follows the reply and the request cannot be a HEAD request. Anything
+    no hook shapes or follows the reply, the route answers only JSON (no content
+    negotiation) and the request cannot be a HEAD request. Anything
     else, and any failure to encode, goes to ``Reply.render`` (which reads the same reply state)."""
-    if route.method not in _NEVER_HEAD or route.pre_serialization or route.on_send or route.on_response:
+    if (route.method not in _NEVER_HEAD or route.pre_serialization or route.on_send or route.on_response
+            or route.negotiation is not None):  # (Reply.render chooses the media type from Accept)
         return
     by_status: dict[int, tuple[Callable[[Any], Any], str]] = {}
     if route.serializers:

@@ -50,6 +50,14 @@ class StatusSerializers(Protocol):
                   override: Callable[[Any], str | bytes] | None, is_error: bool) -> str | bytes: ...
 
 
+class MediaTypeNegotiation(Protocol):
+    """How a route chooses a reply's media type from ``Accept``
+    (``framework.lifecycle.negotiation.Negotiation`` is one)."""
+
+    def serializer_for(self, reply: "Reply", status: int,
+                       serializers: Any) -> Callable[[Any], str | bytes] | None: ...
+
+
 class ReplyRoute(Protocol):
     """What a reply (and the error chain driving it) reads of its compiled route:
     ``framework.lifecycle.compiled_route.CompiledRoute`` is one. The compiled route sits
@@ -68,6 +76,9 @@ class ReplyRoute(Protocol):
     def plain_json(self) -> bool: ...
     @property
     def serializers(self) -> StatusSerializers: ...
+    #: ``None`` unless the route answers more media types than JSON (or is ``strict_accept``).
+    @property
+    def negotiation(self) -> MediaTypeNegotiation | None: ...
     @property
     def pre_serialization(self) -> tuple[Callable[..., Any], ...]: ...
     @property
@@ -431,15 +442,24 @@ class Reply:
         else:
             if isinstance(payload, Problem):
                 payload = self._problem(payload)
+            serializer = self._serializer
+            if (route.negotiation is not None and serializer is None and self.error is None
+                    and "content-type" not in headers):
+                # The media type from Accept (framework.lifecycle.negotiation); None: JSON.
+                serializer = route.negotiation.serializer_for(self, self.status_code, route.serializers)
             for hook in route.pre_serialization:
                 payload = hook(request, self, payload)
             try:
                 payload = route.serializers.serialize(payload, self.status_code, headers.get("content-type"),
-                                                      self._serializer, self.error is not None)
+                                                      serializer, self.error is not None)
             except (TypeError, SerializationError) as error:
                 raise self._not_serializable(error) from None
-            if "content-type" not in headers:
+            content_type = headers.get("content-type")
+            if content_type is None:
                 headers["content-type"] = JSON_CONTENT_TYPE
+            elif type(payload) is str and serializer is not None and serializer is not self._serializer \
+                    and "charset" not in content_type:
+                headers["content-type"] = content_type + "; charset=utf-8"  # a negotiated serializer's text
         if route.on_send:
             if type(payload) is bytes and "charset=utf-8" in headers.get("content-type", ""):
                 payload = payload.decode()  # hooks get JSON and text as str

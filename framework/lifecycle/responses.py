@@ -62,6 +62,25 @@ class ResponseSerializers:
             return entry.get(media_type.essence if media_type else "application/json")  # pyright: ignore[reportFunctionMemberAccess]
         return entry  # type: ignore[return-value]
 
+    def find_declared(self, status: int, essence: str) -> Serializer | None:
+        """The serializer a ``content`` map declares for ``essence`` at ``status`` (a success:
+        exact, class, then ``default``), or ``None`` (no entry, or a plain schema)."""
+        entry = self.exact.get(status)
+        if entry is None:
+            entry = self.by_class.get(status // 100)
+            if entry is None:
+                entry = self.default
+        if type(entry) is dict:
+            return entry.get(essence)  # pyright: ignore[reportFunctionMemberAccess]
+        return None
+
+    def declared_media_types(self) -> list[str]:
+        """Every media type essence the ``content`` maps of successes (2xx, ``2xx``,
+        ``default``) declare, in declaration order: those an ``Accept`` may choose."""
+        entries = [*(entry for status, entry in self.exact.items() if 200 <= status < 300),
+                   *([self.by_class[2]] if 2 in self.by_class else []), *([self.default] if self.default else [])]
+        return list(dict.fromkeys(essence for entry in entries if type(entry) is dict for essence in entry))
+
     def serialize(self, payload: Any, status: int, content_type: str | None, override: Serializer | None,
                   is_error: bool) -> "str | bytes":
         """``payload`` as JSON: by ``override`` (``reply.serializer``), the schema for the
