@@ -82,7 +82,9 @@ What becomes of a route (one operation per method and path):
   ``default``; a ``content`` map keeps its media types; ``produces`` lists the media types
   of a plain schema (default ``application/json``); the entry's ``description`` is the
   response's (default: the status's reason phrase). A route without response schemas
-  documents ``default``.
+  documents ``default``. The media types registered with ``add_response_serializer``
+  where the route is declared are added (without a schema) to its 2xx and ``default``
+  responses; a ``strict_accept`` route documents its 406.
 - Documentation keys of ``schema``: ``summary``, ``description``, ``tags``,
   ``operation_id`` (checked unique: a duplicate fails ``ready()`` with
   :class:`OpenAPIError`), ``deprecated``, ``security``, ``external_docs``, ``hide``
@@ -766,11 +768,13 @@ class _OperationBuilder:
             responses[status] = response
         if not responses:
             responses["default"] = {"description": _reason("default")}
+        _add_negotiated_media_types(responses, self.route)
         if self.options.get("error_responses", True):
             problems = self.route.context.error_format == "problem+json"
             media_type, name = ("application/problem+json", PROBLEM_SCHEMA) if problems else \
                 ("application/json", ERROR_SCHEMA)
-            for status, applies in (("400", validates), ("401", guarded), ("403", scoped)):
+            strict = bool(self.route.options.get("strict_accept"))  # a 406 for an Accept it cannot meet
+            for status, applies in (("400", validates), ("401", guarded), ("403", scoped), ("406", strict)):
                 if applies and status not in responses and f"{status[0]}XX" not in responses:
                     responses[status] = {"description": _reason(status), "content": {media_type: {
                         "schema": {"$ref": f"#/components/schemas/{name}"}}}}
@@ -865,6 +869,19 @@ def _lift_description(parameter: dict[str, Any]) -> dict[str, Any]:
     if isinstance(schema, dict) and isinstance(schema.get("description"), str):
         parameter.setdefault("description", schema["description"])
     return parameter
+
+
+def _add_negotiated_media_types(responses: dict[str, Any], route: Route) -> None:
+    """The media types the route's context registered with ``add_response_serializer``,
+    as content (without a schema: a function makes them) of its success responses."""
+    registered = route.context.scope().response_serializers
+    if not registered:
+        return
+    for status, response in responses.items():
+        if status == "default" or (status.startswith("2") and status != "204"):
+            content = response.setdefault("content", {"application/json": {}})
+            for media_type in registered:
+                content.setdefault(media_type, {})
 
 
 def _as_problem(response: dict[str, Any]) -> dict[str, Any]:

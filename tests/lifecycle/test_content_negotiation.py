@@ -310,3 +310,31 @@ def test_json_and_non_callables_and_duplicates_and_late_registrations_are_refuse
     app.ready()
     with pytest.raises(InstanceAlreadyStartedError):
         app.add_response_serializer("application/yaml", to_csv)
+
+
+# OpenAPI.
+def test_openapi_lists_registered_media_types_as_response_content_and_406_for_strict_routes():
+    from openapi_spec_validator import validate
+
+    from framework.plugins.openapi import ERROR_SCHEMA, openapi
+    app = Framework()
+    app.register(openapi, info={"title": "t", "version": "1"})
+
+    def reports(instance, opts):
+        instance.add_response_serializer("text/csv", to_csv)
+        instance.get("/rows", {"schema": {"response": {200: {"type": "array", "items": ITEM}}}},
+                     lambda request, reply: ROWS)
+        instance.get("/bare", lambda request, reply: ROWS, strict_accept=True)
+
+    app.register(reports)
+    app.get("/plain", lambda request, reply: ROWS)
+    app.ready()
+    document = app.openapi()
+    validate(document)
+    rows = document["paths"]["/rows"]["get"]["responses"]
+    assert list(rows["200"]["content"]) == ["application/json", "text/csv"]
+    assert rows["200"]["content"]["text/csv"] == {}
+    bare = document["paths"]["/bare"]["get"]["responses"]
+    assert list(bare["default"]["content"]) == ["application/json", "text/csv"]
+    assert bare["406"]["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{ERROR_SCHEMA}"}
+    assert "content" not in document["paths"]["/plain"]["get"]["responses"]["default"]
