@@ -79,7 +79,11 @@ class ResponseSerializers:
         ``default``) declare, in declaration order: those an ``Accept`` may choose."""
         entries = [*(entry for status, entry in self.exact.items() if 200 <= status < 300),
                    *([self.by_class[2]] if 2 in self.by_class else []), *([self.default] if self.default else [])]
-        return list(dict.fromkeys(essence for entry in entries if type(entry) is dict for essence in entry))
+        found: dict[str, None] = {}
+        for entry in entries:
+            if type(entry) is dict:  # (as in find(): pyright keeps the Callable member of Entry)
+                found.update(dict.fromkeys(entry))  # pyright: ignore[reportArgumentType]
+        return list(found)
 
     def serialize(self, payload: Any, status: int, content_type: str | None, override: Serializer | None,
                   is_error: bool) -> "str | bytes":
