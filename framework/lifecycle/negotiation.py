@@ -22,9 +22,9 @@ from werkzeug.datastructures import MIMEAccept
 from werkzeug.http import parse_accept_header
 
 from ..errors import NotAcceptableError
+from .reply import Reply, with_vary
 
 if TYPE_CHECKING:
-    from .reply import Reply
     from .request import Request
     from .responses import ResponseSerializers
 
@@ -75,17 +75,18 @@ class Negotiation:
         """The step of a ``strict_accept`` route, before its handler: 406 unless ``Accept``
         matches one of the route's media types."""
         if self.choose(request.environ) is None:
-            add_vary_accept(reply)
+            vary = reply.get_header("vary")
+            if vary is None or type(vary) is str:
+                reply.header("vary", "Accept" if vary is None else with_vary(vary, "Accept"))
             raise NotAcceptableError(", ".join(self.media_types))
 
     def serializer_for(self, reply: "Reply", status: int,
                        serializers: "ResponseSerializers") -> MediaTypeSerializer | None:
-        """Choose the reply's media type (its handler set no ``Content-Type``): set
-        ``Vary: Accept``, and return the serializer of the chosen type when it is not JSON:
+        """Choose the reply's media type (its handler set no ``Content-Type``; the reply has
+        added ``Accept`` to ``Vary``), and return the serializer of the chosen type when it is not JSON:
         the response schema's ``content`` entry for it at ``status``, else the registered
         serializer. ``None``: JSON, as a route without negotiation answers (also when the
         chosen type is declared only for other statuses)."""
-        add_vary_accept(reply)
         essence = self.choose(reply.request.environ)
         if essence is None or essence == JSON:
             return None
@@ -99,16 +100,6 @@ class Negotiation:
 
     def __repr__(self) -> str:
         return f"<negotiation {', '.join(self.media_types)}{' strict' if self.strict else ''}>"
-
-
-def add_vary_accept(reply: "Reply") -> None:
-    """Add ``Accept`` to the reply's ``Vary`` (kept as is when it already names it, or is ``*``)."""
-    vary = reply.get_header("vary")
-    if vary is None:
-        reply.header("vary", "Accept")
-    elif type(vary) is str and vary.strip() != "*" and "accept" not in (
-            name.strip().lower() for name in vary.split(",")):
-        reply.header("vary", f"{vary}, Accept")
 
 
 def compile_negotiation(registered: Mapping[str, MediaTypeSerializer], serializers: "ResponseSerializers",

@@ -446,6 +446,11 @@ class Reply:
             if (route.negotiation is not None and serializer is None and self.error is None
                     and "content-type" not in headers):
                 # The media type from Accept (framework.lifecycle.negotiation); None: JSON.
+                vary = headers.get("vary")
+                if vary is None:
+                    headers["vary"] = "Accept"
+                elif type(vary) is str:
+                    headers["vary"] = with_vary(vary, "Accept")
                 serializer = route.negotiation.serializer_for(self, self.status_code, route.serializers)
             for hook in route.pre_serialization:
                 payload = hook(request, self, payload)
@@ -514,6 +519,13 @@ class Reply:
 
     def __repr__(self) -> str:
         return f"<Reply {self.status_code}{' sent' if self.sent else ''}>"
+
+
+def with_vary(vary: str, name: str) -> str:
+    """A ``Vary`` value that names ``name`` too (as it is when it already does, or is ``*``)."""
+    if vary.strip() == "*" or name.lower() in (item.strip().lower() for item in vary.split(",")):
+        return vary
+    return f"{vary}, {name}"
 
 
 def _looks_like_status_tuple(value: tuple[Any, ...]) -> bool:
