@@ -34,16 +34,17 @@ MediaTypeSerializer = Callable[[Any], Union[str, bytes]]
 
 JSON = "application/json"
 
-# Choices by Accept value, per route: a client chooses the header, so only short values are
-# kept, and no more than a fixed number of them.
-_CACHE_SIZE = 128
+# Choices by (a route's media types, Accept value), for the whole process: a client chooses
+# the header, so only short values are kept, and no more than a fixed number of them.
+_choices: dict[tuple[tuple[str, ...], str], "str | None"] = {}
+_CACHE_SIZE = 256
 _CACHE_MAX_LENGTH = 200
 
 
 class Negotiation:
     """The media types one route can answer (JSON first), and how to serialize each."""
 
-    __slots__ = ("media_types", "registered", "strict", "_choices")
+    __slots__ = ("media_types", "registered", "strict")
 
     def __init__(self, media_types: tuple[str, ...], registered: Mapping[str, MediaTypeSerializer],
                  strict: bool) -> None:
@@ -53,7 +54,6 @@ class Negotiation:
         self.registered = dict(registered)
         #: ``strict_accept=True``: an ``Accept`` that matches nothing is answered 406.
         self.strict = strict
-        self._choices: dict[str, str | None] = {}
 
     def choose(self, environ: Mapping[str, Any]) -> str | None:
         """The best media type for the request's ``Accept`` (JSON when there is none, or
@@ -61,14 +61,15 @@ class Negotiation:
         accept = environ.get("HTTP_ACCEPT")
         if not accept:
             return JSON
+        key = (self.media_types, accept)
         try:
-            return self._choices[accept]
+            return _choices[key]
         except KeyError:
             pass
         parsed = parse_accept_header(accept, MIMEAccept)
         choice = parsed.best_match(self.media_types) if parsed else JSON
-        if len(accept) <= _CACHE_MAX_LENGTH and len(self._choices) < _CACHE_SIZE:
-            self._choices[accept] = choice
+        if len(accept) <= _CACHE_MAX_LENGTH and len(_choices) < _CACHE_SIZE:
+            _choices[key] = choice
         return choice
 
     def __call__(self, request: "Request", reply: "Reply") -> None:

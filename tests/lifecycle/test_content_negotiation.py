@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from framework import Framework
+from framework.lifecycle import negotiation
 from framework.errors import (InstanceAlreadyStartedError, ResponseSerializerAlreadyPresentError,
                               ResponseSerializerInvalidError)
 
@@ -57,12 +58,26 @@ def test_an_accept_matching_nothing_is_answered_json_without_strictness():
     assert response.headers["content-type"] == JSON and response.json() == ROWS
 
 
+def test_a_range_with_parameters_matches_only_those_parameters_as_werkzeug_compares_them():
+    response = get(csv_app(), "/rows", "text/csv;charset=utf-8")
+    assert response.headers["content-type"] == JSON
+
+
 def test_an_unreadable_or_huge_accept_is_answered_json_not_500():
     app = csv_app()
     for accept in ["text/csv;q=abc", ";;;,,,", "x" * 8000, "text/csv;q=0.5," * 500]:
         response = get(app, "/rows", accept)
         assert response.status_code == 200, accept[:40]
         assert response.headers["content-type"] in (JSON, CSV)
+
+
+def test_the_remembered_choices_do_not_grow_with_request_data():
+    app = csv_app()
+    for index in range(300):
+        assert get(app, "/rows", f"application/x-{index}, text/csv").headers["content-type"] == CSV
+    get(app, "/rows", "text/csv;" + "p" * 300)
+    assert len(negotiation._choices) <= negotiation._CACHE_SIZE
+    assert all(len(accept) <= 200 for _, accept in negotiation._choices)
 
 
 def test_a_serializer_returning_bytes_is_sent_with_the_bare_media_type():
