@@ -52,6 +52,8 @@ def mount(context: MountingContext, prefix: str, application: WSGIApp, **options
         raise ValueError("mount needs a prefix other than '/' (the mounted application would shadow every route)")
     if any(char in local for char in ":*("):
         raise ValueError(f"a mount prefix is a static path, got {prefix!r}")
+    if options.get("strict_accept"):
+        raise ValueError("strict_accept does not apply to a mounted application: it answers its own media types")
     full_prefix = context.prefix + local
     handler = _MountHandler(application, full_prefix)
     for url in (local, local + "/*"):

@@ -274,6 +274,19 @@ def test_strict_accept_must_be_a_bool():
         app.get("/x", lambda request, reply: {}, strict_accept="yes")
 
 
+def test_strict_accept_is_refused_on_a_mount_and_a_mount_is_not_negotiated():
+    def wsgi(environ, start_response):
+        start_response("200 OK", [("content-type", "text/plain")])
+        return [b"mounted"]
+
+    app = csv_app()
+    with pytest.raises(ValueError, match="strict_accept does not apply to a mounted application"):
+        app.mount("/legacy", wsgi, strict_accept=True)
+    app.mount("/old", wsgi)
+    response = get(app, "/old/x", "text/csv")
+    assert response.text == "mounted" and "vary" not in response.headers
+
+
 # Encapsulation.
 def test_a_child_sees_its_ancestors_serializers_and_siblings_do_not_see_each_others():
     app = Framework()
