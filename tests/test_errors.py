@@ -221,6 +221,7 @@ ERROR_CLASSES = [
     ("FormBodyError", "FST_ERR_CTP_INVALID_FORM", 400, "Invalid form body: %s", ("FrameworkError",)),
     ("BadUrlError", "FST_ERR_BAD_URL", 400, "'%s' is not a valid url component", ("FrameworkError",)),
     ("MethodNotAllowedError", "FST_ERR_METHOD_NOT_ALLOWED", 405, "Route %s:%s not allowed", ("FrameworkError",)),
+    ("NotAcceptableError", "FST_ERR_NOT_ACCEPTABLE", 406, "Not Acceptable: this route answers %s", ("FrameworkError",)),
     ("BadStatusCodeError", "FST_ERR_BAD_STATUS_CODE", 500, "Called reply with an invalid status code: %s",
      ("FrameworkError",)),
     ("InvalidHeaderError", "FST_ERR_REP_INVALID_HEADER", 500, "Invalid value for header '%s': control characters "
@@ -287,6 +288,10 @@ ERROR_CLASSES = [
      "Content type parser '%s' already present.", ("FrameworkError",)),
     ("ContentTypeParserInvalidError", "FST_ERR_CTP_INVALID_TYPE", 500,
      "The content type should be a string, a list of strings or a compiled regex", ("FrameworkError",)),
+    ("ResponseSerializerInvalidError", "FST_ERR_RSP_SERIALIZER_INVALID", 500, "Invalid response serializer for %s: %s",
+     ("FrameworkError",)),
+    ("ResponseSerializerAlreadyPresentError", "FST_ERR_RSP_SERIALIZER_ALREADY_PRESENT", 500,
+     "Response serializer for '%s' already present in this context.", ("FrameworkError",)),
     ("PluginNotPresentError", "FST_ERR_PLUGIN_NOT_PRESENT_IN_INSTANCE", 500,
      "The decorator '%s' required by '%s' is not present in %s", ("FrameworkError",)),
     ("PluginTimeoutError", "FST_ERR_PLUGIN_TIMEOUT", 500,
