@@ -44,7 +44,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Protocol, TypeVar
 from orjson import dumps as _orjson_dumps
 from typing_extensions import Self
 
-from ..errors import SerializationError
+from ..errors import ReplySerializationError, SerializationError
 from ..http.status import status_line
 
 if TYPE_CHECKING:
@@ -71,8 +71,7 @@ class StreamedReply(Protocol):
 
     @property
     def request(self) -> "Request[Any, Any, Any, Any]": ...
-    @property
-    def status_code(self) -> int: ...
+    status_code: int
     error: BaseException | None
     @property
     def _route(self) -> StreamedRoute: ...
@@ -213,6 +212,10 @@ def start(reply: StreamedReply, start_response: Callable[..., Any], stream: Stre
         first = _chunk(next(iterator, b""))
     except Exception as error:  # before the status went out: an ordinary error answer
         _close(payload)
+        if isinstance(error, ReplySerializationError):
+            # It carries no status: the fixed 500, whatever status the handler set (as
+            # Reply._recover answers a body its schema refuses).
+            reply.status_code = 200
         return reply._render_error(start_response, error)
     start_response(status_line(status), reply._lines())
     return _StreamBody(first, iterator, payload, reply)
