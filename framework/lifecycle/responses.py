@@ -26,6 +26,7 @@ from ..http.media_types import declared_essence, parse_media_type
 from .error_handling import ErrorPayload
 from ..errors import ResponseSchemaKeyError, SchemaSerializationBuildError
 from .inputs import DeclaredRoute
+from .streaming import EVENT_STREAM
 from ..schemas.store import is_object
 
 if TYPE_CHECKING:
@@ -46,9 +47,8 @@ SEQUENTIAL_MEDIA_TYPES: dict[str, "tuple[bytes, bytes] | None"] = {
     "application/jsonl": (b"", b"\n"),
     "application/x-ndjson": (b"", b"\n"),
     "application/json-seq": (b"\x1e", b"\n"),
-    "text/event-stream": None,
+    EVENT_STREAM: None,
 }
-EVENT_STREAM = "text/event-stream"
 
 
 class ItemSerializer(NamedTuple):
