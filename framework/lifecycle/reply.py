@@ -261,7 +261,8 @@ class Reply:
         ``itemSchema`` for the reply's status, every ``data`` is written by that schema's
         serializer. See ``framework.lifecycle.streaming``."""
         items = self._route.serializers.items
-        typed = items.find(self.status_code, streaming.EVENT_STREAM, self.error is not None) if items else None
+        typed = items.find(self.status_code, streaming.EVENT_STREAM, self.error is not None) \
+            if items is not None else None
         data_of = streaming.event_data(typed.serialize, self._item_not_serializable) if typed else None
         return streaming.send_sse(self, events, heartbeat, retry, data_of)
 
@@ -478,7 +479,7 @@ class Reply:
 
     def _typed_stream(self, payload: Any, items: ItemSerializerLookup) -> Any:
         """``payload``'s items, each written by the item schema of the reply's status and
-        media type (the status's one sequential media type when the reply sets none), or
+        media type (the first sequential media type the status declares, when the reply sets none), or
         ``payload`` as it is when none applies."""
         headers = self._headers
         typed = items.find(self.status_code, headers.get("content-type"), self.error is not None)
