@@ -4,6 +4,7 @@ Schema once, at declaration (through :mod:`framework.schemas.typeschema`), and t
 kept for the typed inputs the lifecycle builds."""
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import typing
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 from typing_extensions import TypeGuard, TypeVar, get_args, get_origin
 
 from .errors import TypeSchemaError
+from .http.media_types import declared_essence
+from .lifecycle.responses import SEQUENTIAL_MEDIA_TYPES
 from .lifecycle.request import Request
 from .schemas.keywords import ANNOTATION_KEYWORDS
 from .schemas.store import is_object
@@ -30,7 +33,9 @@ def apply_types(options: dict[str, Any]) -> None:
     out: ``request: Request[Body, Query, Params, Headers]`` the four inputs, the return
     annotation the success response: ``200``, unless the schema declares another success
     status (a 2xx or ``2xx``; an entry with only a ``description`` gets the annotation's
-    schema) or ``default``. An explicit ``schema`` entry always wins. What came
+    schema) or ``default``; ``-> Iterator[Item]`` (``Iterable``, ``Generator``) with
+    ``produces`` naming sequential media types (``application/jsonl``...) declares
+    ``200``'s ``itemSchema`` for each of them. An explicit ``schema`` entry always wins. What came
     from a type is recorded in ``options["types"]`` (shown by ``print_routes`` and used to
     build dataclass and other instances from the validated data).
     """
@@ -53,8 +58,9 @@ def apply_types(options: dict[str, Any]) -> None:
             return value
         converted: dict[str, Any] = {}
         for media_type, entry in content.items():
-            if is_object(entry) and is_python_type(entry.get("schema")):
-                entry = {**entry, "schema": convert(entry["schema"], f"{where}.content[{media_type!r}]")}
+            for key in ("schema", "itemSchema"):
+                if is_object(entry) and is_python_type(entry.get(key)):
+                    entry = {**entry, key: convert(entry[key], f"{where}.content[{media_type!r}].{key}")}
             converted[media_type] = entry
         return {**value, "content": converted}
 
@@ -80,8 +86,18 @@ def apply_types(options: dict[str, Any]) -> None:
         if tp is not None and part not in given:
             types[part] = (tp, "annotation")
             schema[part] = convert(tp, f"the handler's Request[...] ({part})")
-    if return_type is not None:
-        responses: dict[int | str, Any] = schema.get("response") or {}
+    responses: dict[int | str, Any] = schema.get("response") or {}
+    item_type = _streamed_item_type(return_type)
+    produces = _sequential_produces(schema.get("produces")) if item_type is not None else None
+    if item_type is not None and produces:
+        # -> Iterator[Item] with produces="application/jsonl": the items' schema, for the
+        # route's success status, unless the schema declares one.
+        if not any(_is_success(status) or str(status) == "default" for status in responses):
+            item_schema = convert(item_type, "the handler's return annotation")
+            schema["response"] = {**responses, 200: {"content": {
+                media_type: {"itemSchema": item_schema} for media_type in produces}}}
+            types["response.200"] = (return_type, "annotation")
+    elif return_type is not None:
         try:
             derived = schema_of(return_type)
         except TypeSchemaError:
@@ -108,6 +124,40 @@ def apply_types(options: dict[str, Any]) -> None:
 _SHAPELESS: tuple[dict[str, Any], ...] = (
     {}, {"type": "object"}, {"type": "object", "additionalProperties": True}, {"type": "array"},
     {"type": "string"}, {"type": "null"})
+
+
+#: The return annotations of a handler that streams items: ``Iterator[Item]``...
+_STREAMED = (collections.abc.Iterator, collections.abc.Iterable, collections.abc.Generator)
+
+
+def _streamed_item_type(annotation: Any) -> Any:
+    """``Item`` of a ``Iterator[Item]``, ``Iterable[Item]`` or ``Generator[Item, ...]``
+    return annotation (``None`` for any other)."""
+    if get_origin(annotation) not in _STREAMED:
+        return None
+    arguments = get_args(annotation)
+    return arguments[0] if arguments else None
+
+
+def _sequential_produces(produces: Any) -> list[str] | None:
+    """The media types of a route's ``produces`` when every one is a sequential JSON type
+    (``application/jsonl``...): the media types a ``-> Iterator[Item]`` handler streams."""
+    listed: list[object] = [produces] if isinstance(produces, str) else \
+        list(produces) if isinstance(produces, (list, tuple)) else []  # pyright: ignore[reportUnknownArgumentType]
+    if not listed:
+        return None
+    found: list[str] = []
+    for media_type in listed:
+        if not isinstance(media_type, str):
+            return None
+        try:
+            essence = declared_essence(media_type)
+        except ValueError:
+            return None
+        if SEQUENTIAL_MEDIA_TYPES.get(essence) is None:
+            return None
+        found.append(media_type)
+    return found
 
 
 def _is_success(status: int | str) -> bool:

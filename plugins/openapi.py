@@ -61,6 +61,9 @@ Options:
     request, so the document leaves ``additionalProperties: false`` out (responses only
     ever carry declared properties anyway). ``False`` (a validator that refuses them):
     kept.
+``openapi_version``
+    ``"3.1.0"`` (default) or ``"3.2.0"``: the document's ``openapi``. It decides how a
+    typed stream's ``itemSchema`` is written (see below).
 ``transform``
     ``transform(operation, route) -> operation``: rewrite each operation (a dict) before it
     enters the document; ``route`` has ``method``, ``url``, ``schema``, ``options`` and
@@ -80,7 +83,13 @@ What becomes of a route (one operation per method and path):
   the media types of ``consumes``), or the media types of a ``content`` map; required.
 - ``response``: ``responses`` by exact status, class (``2xx`` becomes ``2XX``) or
   ``default``; a ``content`` map keeps its media types; ``produces`` lists the media types
-  of a plain schema (default ``application/json``); the entry's ``description`` is the
+  of a plain schema (default ``application/json``); an ``itemSchema`` (a typed stream:
+  JSON Lines, NDJSON, JSON text sequences, server-sent events) is the media type's
+  ``itemSchema`` in a 3.2 document, and in a 3.1 document the registered extension
+  ``x-oai-itemSchema`` beside a ``schema`` of an array of the items (how OpenAPI 3.2
+  reads a ``schema`` of a sequential media type); server-sent events' item is the event
+  (``event``, ``id``, ``retry``, and ``data``: JSON text of the route's item schema, as
+  ``contentSchema``); the entry's ``description`` is the
   response's (default: the status's reason phrase). A route without response schemas
   documents ``default``. The media types registered with ``add_response_serializer``
   where the route is declared are added (without a schema) to its 2xx and ``default``
@@ -184,7 +193,10 @@ _PROBLEM_BODY = {
 }
 _DOC_KEYS = ("summary", "description", "tags", "deprecated", "security")
 _OPTIONS = ("info", "servers", "tags", "external_docs", "security", "components", "route_prefix", "ui",
-            "error_responses", "transform", "remove_additional")
+            "error_responses", "transform", "remove_additional",
+            "openapi_version")
+#: The ``openapi`` a document may name (``openapi_version``).
+OPENAPI_VERSIONS = ("3.1.0", "3.2.0")
 _IGNORED = ("prefix",)
 _COMPONENT_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -615,6 +627,15 @@ def _is_content_map(schema: JSONData) -> TypeGuard[dict[str, Any]]:
         isinstance(entry, dict) and "schema" in entry for entry in content.values())
 
 
+def _is_item_content_map(schema: JSONData) -> TypeGuard[dict[str, Any]]:
+    """A response ``content`` map of which some entry gives an ``itemSchema`` (a typed stream)."""
+    if not isinstance(schema, dict):
+        return False
+    content: JSONData = schema.get("content")
+    return isinstance(content, dict) and bool(content) and all(
+        isinstance(entry, dict) and ("schema" in entry or "itemSchema" in entry) for entry in content.values())
+
+
 def _reason(status: str) -> str:
     if status == "default":
         return "Default Response"
@@ -755,6 +776,9 @@ class _OperationBuilder:
             if _is_content_map(entry):
                 content = {media_type: {"schema": self._document_schema(item["schema"], f"response{status}")}
                            for media_type, item in entry["content"].items()}
+            elif _is_item_content_map(entry):
+                content = {media_type: self._media_type_object(media_type, item, status)
+                           for media_type, item in entry["content"].items()}
             elif entry is None:
                 content = {}
             else:
@@ -782,6 +806,27 @@ class _OperationBuilder:
                 if status not in responses and f"{status[0]}XX" not in responses:
                     responses[status] = _as_problem(copy.deepcopy(response)) if problems else copy.deepcopy(response)
         return responses
+
+    def _media_type_object(self, media_type: str, item: dict[str, Any], status: str) -> dict[str, Any]:
+        """A response content entry with an ``itemSchema`` (a typed stream), as the
+        document's version writes it: 3.2's ``itemSchema``, or 3.1's fallback."""
+        found: dict[str, Any] = {}
+        if "schema" in item:
+            found["schema"] = self._document_schema(item["schema"], f"response{status}")
+        if "itemSchema" not in item:
+            return found
+        item_schema = self._document_schema(item["itemSchema"], f"response{status}.item")
+        if media_type.split(";")[0].strip().lower() == "text/event-stream":
+            # The item of an event stream is the event; the route's schema is its data's.
+            item_schema = {"type": "object", "properties": {
+                "event": {"type": "string"}, "id": {"type": "string"}, "retry": {"type": "integer", "minimum": 0},
+                "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": item_schema}}}
+        if self.options.get("openapi_version", OPENAPI_VERSION).startswith("3.2"):
+            found["itemSchema"] = item_schema
+        else:
+            found.setdefault("schema", {"type": "array", "items": item_schema})
+            found["x-oai-itemSchema"] = item_schema
+        return found
 
     def operation(self, guarded: bool, security: list[dict[str, list[str]]] | None = None) -> dict[str, Any]:
         schema = self.schema
@@ -988,7 +1033,7 @@ def build_document(context: Context, options: Mapping[str, Any] | None = None) -
         uses_errors = uses_errors or f"#/components/schemas/{ERROR_SCHEMA}" in responses
         uses_problems = uses_problems or f"#/components/schemas/{PROBLEM_SCHEMA}" in responses
         paths.setdefault(builder.path, {})[route.method.lower()] = operation
-    document: dict[str, Any] = {"openapi": OPENAPI_VERSION,
+    document: dict[str, Any] = {"openapi": options.get("openapi_version", OPENAPI_VERSION),
                                 "info": copy.deepcopy(options.get("info") or {"title": "API", "version": "0.1.0"})}
     if options.get("servers"):
         document["servers"] = copy.deepcopy(options["servers"])
@@ -1181,6 +1226,8 @@ def _check_options(opts: Mapping[str, Any]) -> dict[str, Any]:
     if servers is not None and (not isinstance(servers, list) or
                                 not all(is_object(s) and isinstance(s.get("url"), str) for s in servers)):
         raise OpenAPIError("openapi: servers must be a list of {'url': ...} dicts")
+    if options.get("openapi_version", OPENAPI_VERSION) not in OPENAPI_VERSIONS:
+        raise OpenAPIError(f"openapi: openapi_version must be one of {', '.join(OPENAPI_VERSIONS)}")
     transform = options.get("transform")
     if transform is not None and not callable(transform):
         raise OpenAPIError("openapi: transform must be a function (operation, route) -> operation")

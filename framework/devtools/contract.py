@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 from ..lifecycle.inputs import is_content_map
+from ..lifecycle.responses import is_response_content_map
 from ..schemas.keywords import ANNOTATION_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_object, normalize_input_schema
 
@@ -200,8 +201,11 @@ def _route_entry(route: "Route[Any]", document: Mapping[str, Any] | None) -> dic
     declared: dict[Any, Any] = schema.get("response") or {}
     for key, entry in declared.items():
         status = str(key).lower().replace("xx", "XX")
-        if is_content_map(entry):
-            responses[status] = {media_type: inliner.inline(item["schema"])
+        if is_response_content_map(entry):
+            # A typed stream's items (itemSchema) as OpenAPI 3.2 reads a sequential media
+            # type's schema: an array of them.
+            responses[status] = {media_type: inliner.inline(item["schema"] if "schema" in item else
+                                                            {"type": "array", "items": item["itemSchema"]})
                                  for media_type, item in entry["content"].items()}
         elif entry is None:
             responses[status] = {}

@@ -57,6 +57,7 @@ from ..lifecycle.body_parsing import BodyParsing
 from ..http.media_types import parse_media_type
 from ..lifecycle.hooks import HookPhase
 from ..lifecycle.inputs import INPUT_PARTS, BODY_SCHEMA_METHODS, InputValidation, is_content_map
+from ..lifecycle.responses import is_response_content_map
 from ..lifecycle.request_log import EchoRequestId, LogIncoming
 from ..routing.dispatch import dispatch
 from ..schemas.store import is_array, is_object, normalize_input_schema
@@ -272,7 +273,7 @@ def _serializers(route: "CompiledRoute") -> list[dict[str, Any]]:
             applies = f"{status}" + (f" except {', '.join(shadowed)}" if shadowed else "")
         else:
             kind, applies = "exact", status
-        media_types = list(entry["content"]) if is_content_map(entry) else ["application/json"]
+        media_types = list(entry["content"]) if is_response_content_map(entry) else ["application/json"]
         entries.append({"status": status, "kind": kind, "applies": applies, "content_types": media_types})
     return entries
 

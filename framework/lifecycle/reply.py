@@ -43,9 +43,30 @@ EMPTY_CONTENT_TYPE = TEXT_CONTENT_TYPE
 _NO_BODY_STATUSES = frozenset((204, 304))
 
 
+class StreamedItems(Protocol):
+    """How one streamed media type's items are written (``framework.lifecycle.responses.ItemSerializer``)."""
+
+    @property
+    def media_type(self) -> str: ...
+    @property
+    def serialize(self) -> Callable[[Any], str | bytes]: ...
+    @property
+    def before(self) -> bytes: ...
+    @property
+    def after(self) -> bytes: ...
+
+
+class ItemSerializerLookup(Protocol):
+    """A route's item serializers (``framework.lifecycle.responses.ItemSerializers``)."""
+
+    def find(self, status: int, content_type: str | None, is_error: bool) -> StreamedItems | None: ...
+
+
 class StatusSerializers(Protocol):
     """A route's response serializers (``framework.lifecycle.responses.ResponseSerializers``)."""
 
+    @property
+    def items(self) -> ItemSerializerLookup | None: ...
     def serialize(self, payload: Any, status: int, content_type: str | None,
                   override: Callable[[Any], str | bytes] | None, is_error: bool) -> str | bytes: ...
 
@@ -247,8 +268,14 @@ class Reply:
         sent as JSON) or strings (the data). Each event goes out as it is produced (no
         buffering: ``X-Accel-Buffering: no``); while the iterable is waiting, a comment line
         goes out every ``heartbeat`` seconds, so proxies keep the connection and a client
-        that left is noticed. See ``framework.lifecycle.streaming``."""
-        return streaming.send_sse(self, events, heartbeat, retry)
+        that left is noticed. When the route declares ``text/event-stream`` with an
+        ``itemSchema`` for the reply's status, every ``data`` is written by that schema's
+        serializer. See ``framework.lifecycle.streaming``."""
+        items = self._route.serializers.items
+        typed = items.find(self.status_code, streaming.EVENT_STREAM, self.error is not None) \
+            if items is not None else None
+        data_of = streaming.event_data(typed.serialize, self._item_not_serializable) if typed else None
+        return streaming.send_sse(self, events, heartbeat, retry, data_of)
 
     def problem(self, status: int, detail: str | None = None, *, title: str | None = None,
                 type: str = "about:blank", instance: str | None = None,  # noqa: A002 (the RFC's member name)
@@ -422,6 +449,9 @@ class Reply:
                 headers["content-type"] = "application/octet-stream"
         elif kind is not dict and kind is not list and streaming.is_stream(payload):
             # An iterator, a generator or a file object: streamed (framework.lifecycle.streaming).
+            items = route.serializers.items
+            if items is not None:  # the route has typed streams (an itemSchema)
+                payload = self._typed_stream(payload, items)
             if "content-type" not in headers:
                 headers["content-type"] = "application/octet-stream"
             for hook in route.on_send:
@@ -471,6 +501,28 @@ class Reply:
             for hook in route.on_send:
                 payload = hook(request, self, payload)
         return self._raw_body(payload)
+
+    def _typed_stream(self, payload: Any, items: ItemSerializerLookup) -> Any:
+        """``payload``'s items, each written by the item schema of the reply's status and
+        media type (the first sequential media type the status declares, when the reply sets none), or
+        ``payload`` as it is when none applies."""
+        headers = self._headers
+        typed = items.find(self.status_code, headers.get("content-type"), self.error is not None)
+        if typed is None or typed.media_type == streaming.EVENT_STREAM:  # reply.sse writes its events itself
+            return payload
+        if "content-type" not in headers:
+            headers["content-type"] = typed.media_type
+        return streaming.typed_items(payload, typed.serialize, typed.before, typed.after, self._item_not_serializable)
+
+    def _item_not_serializable(self, error: Exception, index: int | None) -> ReplySerializationError:
+        """:meth:`_not_serializable` for one item of a typed stream (``None``: an event's data)."""
+        failure = self._not_serializable(error)
+        where = "an event's data" if index is None else f"item {index}"
+        if failure.pointer is not None:
+            where += f" at {failure.pointer}" if failure.pointer else " at its top level"
+        failure = ReplySerializationError(failure.route, failure.reply_status, None, f"{where}: {failure.reason}")
+        failure.__suppress_context__ = True
+        return failure
 
     def _problem(self, problem: Problem) -> Problem:
         """A problem document answers with its status, as ``application/problem+json``, its

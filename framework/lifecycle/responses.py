@@ -6,11 +6,18 @@ entry is a schema, or a ``content`` map of media types to schemas, chosen by the
 reply's content type (``application/json`` when none is set). An error payload uses
 only an exact or class entry, never ``default``: a schema written for successes never
 turns an error into a 500 or an empty object.
+
+A ``content`` entry of a sequential media type (:data:`SEQUENTIAL_MEDIA_TYPES`) may give
+an ``itemSchema`` (as OpenAPI 3.2 does): the schema of each item of a streamed reply,
+compiled here into an item serializer (:class:`ItemSerializers`) that the reply applies
+to each item a generator yields, and ``reply.sse`` to each event's ``data``.
 """
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Union
+
+from typing_extensions import TypeGuard
 
 from orjson import dumps as _orjson_dumps
 
@@ -18,7 +25,9 @@ from ..http import encoding
 from ..http.media_types import declared_essence, parse_media_type
 from .error_handling import ErrorPayload
 from ..errors import ResponseSchemaKeyError, SchemaSerializationBuildError
-from .inputs import DeclaredRoute, is_content_map
+from .inputs import DeclaredRoute
+from .streaming import EVENT_STREAM
+from ..schemas.store import is_object
 
 if TYPE_CHECKING:
     from ..schemas.keywords import StrictMode
@@ -31,19 +40,77 @@ Entry = Union[Serializer, dict[str, Serializer]]
 
 _RESPONSE_KEY = re.compile(r"(?:[1-5]\d\d|[1-5]xx|default)\Z")
 
+#: The media types an ``itemSchema`` may describe, with the bytes around each serialized
+#: item (``None``: server-sent events, whose ``data`` ``reply.sse`` writes): JSON Lines and
+#: NDJSON end each item with a line feed, RFC 7464 JSON text sequences also start it with RS.
+SEQUENTIAL_MEDIA_TYPES: dict[str, "tuple[bytes, bytes] | None"] = {
+    "application/jsonl": (b"", b"\n"),
+    "application/x-ndjson": (b"", b"\n"),
+    "application/json-seq": (b"\x1e", b"\n"),
+    EVENT_STREAM: None,
+}
+
+
+class ItemSerializer(NamedTuple):
+    """How the items of one streamed media type are written: ``serialize(item)`` (the
+    item schema's compiled serializer) framed by ``before`` and ``after``."""
+
+    media_type: str
+    serialize: Serializer
+    before: bytes
+    after: bytes
+
+
+class _ItemEntry(NamedTuple):
+    by_essence: dict[str, ItemSerializer]
+    #: The first item-framed (not event-stream) media type of the entry, for a reply that sets none.
+    first: ItemSerializer | None
+
+
+class ItemSerializers:
+    """A route's item serializers (``itemSchema`` entries), by exact status, status class
+    and ``default``, chosen as :meth:`ResponseSerializers.find` chooses a schema."""
+
+    __slots__ = ("exact", "by_class", "default")
+
+    def __init__(self, exact: dict[int, _ItemEntry], by_class: dict[int, _ItemEntry],
+                 default: _ItemEntry | None) -> None:
+        self.exact = exact
+        self.by_class = by_class
+        self.default = default
+
+    def find(self, status: int, content_type: str | None, is_error: bool) -> ItemSerializer | None:
+        """The item serializer for ``status`` and the reply's ``content_type``; with no
+        content type, the first sequential media type the status declares (not server-sent events)."""
+        entry = self.exact.get(status)
+        if entry is None:
+            entry = self.by_class.get(status // 100)
+            if entry is None and not is_error:
+                entry = self.default
+        if entry is None:
+            return None
+        if not content_type:
+            return entry.first
+        media_type = parse_media_type(content_type)
+        return entry.by_essence.get(media_type.essence) if media_type else None
+
 
 class ResponseSerializers:
     """The serializers of one route, by exact status, by status class, and ``default``."""
 
-    __slots__ = ("exact", "by_class", "default")
+    __slots__ = ("exact", "by_class", "default", "items")
 
-    def __init__(self, exact: dict[int, Entry], by_class: dict[int, Entry], default: Entry | None) -> None:
+    def __init__(self, exact: dict[int, Entry], by_class: dict[int, Entry], default: Entry | None,
+                 items: ItemSerializers | None = None) -> None:
         #: The entries of exact statuses (``200``).
         self.exact = exact
         #: The entries of status classes, by first digit (``2`` for ``"2xx"``).
         self.by_class = by_class
         #: The ``"default"`` entry (never used for an error payload).
         self.default = default
+        #: The serializers of streamed items (``itemSchema`` entries); ``None`` when the
+        #: route declares none, so that its streams cost nothing more.
+        self.items = items
 
     def __bool__(self) -> bool:
         return bool(self.exact or self.by_class or self.default is not None)
@@ -106,6 +173,16 @@ class ResponseSerializers:
         return f"<response serializers {', '.join(keys)}>"
 
 
+def is_response_content_map(schema: object) -> TypeGuard[dict[str, Any]]:
+    """``{"content": {media_type: {"schema": ...} or {"itemSchema": ...}}}``: a response
+    schema per media type (``itemSchema``: of each item of a stream)."""
+    if not is_object(schema):
+        return False
+    content = schema.get("content")
+    return is_object(content) and bool(content) and all(
+        is_object(entry) and ("schema" in entry or "itemSchema" in entry) for entry in content.values())
+
+
 class HasValidatorEngine(Protocol):
     """The app's state as :func:`strict_keywords` reads it (``framework.state.AppState`` is one)."""
 
@@ -130,6 +207,9 @@ def compile_response_serializers(route: DeclaredRoute, compile_default: Callable
     exact: dict[int, Entry] = {}
     by_class: dict[int, Entry] = {}
     default: Entry | None = None
+    item_exact: dict[int, _ItemEntry] = {}
+    item_by_class: dict[int, _ItemEntry] = {}
+    item_default: _ItemEntry | None = None
 
     def build(schema: Any, status: str, content_type: str | None) -> Serializer:
         try:
@@ -144,6 +224,16 @@ def compile_response_serializers(route: DeclaredRoute, compile_default: Callable
             where = f"{route.url}, schema.response[{status!r}]" + (f" content {content_type!r}" if content_type else "")
             raise SchemaSerializationBuildError(route.method, where, error) from error
 
+    def item_serializer(schema: Any, status: str, media_type: str) -> ItemSerializer:
+        media = essence(media_type, status)
+        if media not in SEQUENTIAL_MEDIA_TYPES:
+            raise SchemaSerializationBuildError(
+                route.method, f"{route.url}, schema.response[{status!r}] content {media_type!r}",
+                ValueError(f"itemSchema describes the items of a sequential media type "
+                           f"({', '.join(SEQUENTIAL_MEDIA_TYPES)}), not of {media}"))
+        framing = SEQUENTIAL_MEDIA_TYPES[media] or (b"", b"")
+        return ItemSerializer(media, build(schema, status, media_type), *framing)
+
     def essence(media_type: str, status: str) -> str:
         try:
             return declared_essence(media_type)
@@ -156,16 +246,31 @@ def compile_response_serializers(route: DeclaredRoute, compile_default: Callable
         status = str(key).lower()
         if not _RESPONSE_KEY.match(status):
             raise ResponseSchemaKeyError(key)
-        if is_content_map(entry):
+        items: _ItemEntry | None = None
+        if is_response_content_map(entry):
             content: dict[str, Any] = entry["content"]
-            compiled: Entry = {essence(media_type, status): build(item["schema"], status, media_type)
-                               for media_type, item in content.items()}
+            compiled: Entry | None = {essence(media_type, status): build(item["schema"], status, media_type)
+                                      for media_type, item in content.items() if "schema" in item} or None
+            by_essence = {essence(media_type, status): item_serializer(item["itemSchema"], status, media_type)
+                          for media_type, item in content.items() if "itemSchema" in item}
+            if by_essence:
+                framed = [found for found in by_essence.values() if found.media_type != EVENT_STREAM]
+                items = _ItemEntry(by_essence, framed[0] if framed else None)
         else:
             compiled = build(entry, status, None)
         if status == "default":
-            default = compiled
-        elif status.endswith("xx"):
-            by_class[int(status[0])] = compiled
+            default, item_default = compiled, items
+            continue
+        if status.endswith("xx"):
+            if compiled is not None:
+                by_class[int(status[0])] = compiled
+            if items is not None:
+                item_by_class[int(status[0])] = items
         else:
-            exact[int(status)] = compiled
-    return ResponseSerializers(exact, by_class, default)
+            if compiled is not None:
+                exact[int(status)] = compiled
+            if items is not None:
+                item_exact[int(status)] = items
+    found_items = ItemSerializers(item_exact, item_by_class, item_default) \
+        if item_exact or item_by_class or item_default is not None else None
+    return ResponseSerializers(exact, by_class, default, found_items)

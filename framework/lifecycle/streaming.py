@@ -18,7 +18,10 @@ generator, ``iter(...)``, a text file's lines) or a binary file object:
   that long;
 * a file object goes through the server's ``wsgi.file_wrapper`` when it offers one (for
   ``sendfile``), unless ``on_response`` hooks must run at its end;
-* a HEAD request, a 204 or a 304 sends no body and closes the iterator unread.
+* a HEAD request, a 204 or a 304 sends no body and closes the iterator unread;
+* typed streams (a route's ``itemSchema``): :func:`typed_items` writes each item a
+  generator yields through the item schema's serializer, one framed item per chunk, and
+  ``reply.sse`` each event's ``data``; a route without one runs none of it.
 
 Long streams (server-sent events, slow generators) hold a worker for their whole
 length: serve them with threads (gunicorn ``-k gthread --threads N``) or granian, not
@@ -41,6 +44,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Protocol, TypeVar
 from orjson import dumps as _orjson_dumps
 from typing_extensions import Self
 
+from ..errors import ReplySerializationError, SerializationError
 from ..http.status import status_line
 
 if TYPE_CHECKING:
@@ -67,8 +71,7 @@ class StreamedReply(Protocol):
 
     @property
     def request(self) -> "Request[Any, Any, Any, Any]": ...
-    @property
-    def status_code(self) -> int: ...
+    status_code: int
     error: BaseException | None
     @property
     def _route(self) -> StreamedRoute: ...
@@ -83,6 +86,14 @@ class StreamedReply(Protocol):
 
 #: The reply's own class (a context's subclass) is what ``reply.sse`` gives back.
 ReplyT = TypeVar("ReplyT", bound=StreamedReply)
+
+#: The media type of server-sent events.
+EVENT_STREAM = "text/event-stream"
+#: ``serialize(item)``: an item schema's compiled serializer (JSON text).
+ItemSerialize = Callable[[Any], "str | bytes"]
+#: ``failure(error, index)``: the clean error for an item (``index``; ``None`` for an
+#: event's data) that its serializer refused (``Reply._not_serializable``).
+ItemFailure = Callable[[Exception, "int | None"], Exception]
 
 _BLOCK = 65536
 _NO_BODY_STATUSES = frozenset((204, 304))
@@ -130,6 +141,37 @@ def _chunk(value: Any) -> bytes:
     raise TypeError(f"a streamed reply yielded a {kind.__name__}: yield bytes or str")
 
 
+def typed_items(items: Iterable[Any], serialize: ItemSerialize, before: bytes, after: bytes,
+                failure: ItemFailure) -> Iterator[bytes]:
+    """Each of ``items`` as ``before + serialize(item) + after`` (one JSON Lines line, say).
+    Every item is data, a str or bytes too: there is no pre-encoded item. An item the
+    serializer refuses raises ``failure(error, index)``; ``items`` is closed at the end."""
+    source = iter(items)
+    index = 0
+    try:
+        for item in source:
+            try:
+                text = serialize(item)
+            except (TypeError, ValueError, SerializationError) as error:
+                raise failure(error, index) from None
+            body = text.encode() if isinstance(text, str) else text
+            yield before + body + after if before else body + after
+            index += 1
+    finally:
+        _close(source)
+
+
+def event_data(serialize: ItemSerialize, failure: ItemFailure) -> Callable[[Any], str]:
+    """An event's ``data`` as its item schema's JSON (for :func:`format_event`)."""
+    def data(value: Any) -> str:
+        try:
+            body = serialize(value)
+        except (TypeError, ValueError, SerializationError) as error:
+            raise failure(error, None) from None
+        return body.decode() if isinstance(body, bytes) else body
+    return data
+
+
 def _close(value: Any) -> None:
     close = getattr(value, "close", None)
     if close is not None:
@@ -170,6 +212,10 @@ def start(reply: StreamedReply, start_response: Callable[..., Any], stream: Stre
         first = _chunk(next(iterator, b""))
     except Exception as error:  # before the status went out: an ordinary error answer
         _close(payload)
+        if isinstance(error, ReplySerializationError):
+            # It carries no status: the fixed 500, whatever status the handler set (as
+            # Reply._recover answers a body its schema refuses).
+            reply.status_code = 200
         return reply._render_error(start_response, error)
     start_response(status_line(status), reply._lines())
     return _StreamBody(first, iterator, payload, reply)
@@ -225,8 +271,10 @@ class _StreamBody:
 
 
 # Server-sent events.
-def format_event(event: dict[str, Any] | str | bytes) -> bytes:
-    """One event in the ``text/event-stream`` format (a str is the data)."""
+def format_event(event: dict[str, Any] | str | bytes, data_of: Callable[[Any], str] | None = None) -> bytes:
+    """One event in the ``text/event-stream`` format (a str is the data). ``data_of``
+    (:func:`event_data`, for a route whose event stream has an ``itemSchema``) writes
+    every ``data``, a str too."""
     if isinstance(event, (str, bytes)):
         event = {"data": event}
     if not isinstance(event, dict):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped callers
@@ -243,7 +291,9 @@ def format_event(event: dict[str, Any] | str | bytes) -> bytes:
         lines.append(f"retry: {int(event['retry'])}")
     data = event.get("data")
     if data is not None:
-        if isinstance(data, bytes):
+        if data_of is not None:
+            data = data_of(data)
+        elif isinstance(data, bytes):
             data = data.decode()
         elif not isinstance(data, str):
             data = _orjson_dumps(data).decode()
@@ -274,9 +324,11 @@ class _HeartbeatEvents:
     ``finally`` runs) and its thread ends. A producer waiting inside ``events`` for their
     next event stops when that event comes."""
 
-    __slots__ = ("_head", "_source", "_heartbeat", "_log", "_pending", "_closed", "_started")
+    __slots__ = ("_head", "_source", "_heartbeat", "_log", "_pending", "_closed", "_started", "_data_of")
 
-    def __init__(self, events: Iterable[Any], heartbeat: float, retry: int | None, log: logging.Logger) -> None:
+    def __init__(self, events: Iterable[Any], heartbeat: float, retry: int | None, log: logging.Logger,
+                 data_of: Callable[[Any], str] | None = None) -> None:
+        self._data_of = data_of
         self._head: bytes | None = _stream_head(retry)
         self._source = iter(events)
         self._heartbeat = heartbeat
@@ -303,7 +355,7 @@ class _HeartbeatEvents:
             except queue.Empty:
                 return _HEARTBEAT
             if kind == _EVENT:
-                return format_event(value)
+                return format_event(value, self._data_of)
             self._closed.set()  # the producer is done
             if kind == _ERROR:
                 raise value
@@ -346,18 +398,20 @@ class _HeartbeatEvents:
                 self._log.error("closing the events of a server-sent stream failed: %r", error, exc_info=error)
 
 
-def _events(events: Iterable[Any], retry: int | None) -> Iterator[bytes]:
+def _events(events: Iterable[Any], retry: int | None, data_of: Callable[[Any], str] | None) -> Iterator[bytes]:
     yield _stream_head(retry)
     source = iter(events)
     try:
         for event in source:
-            yield format_event(event)
+            yield format_event(event, data_of)
     finally:
         _close(source)
 
 
-def send_sse(reply: ReplyT, events: Iterable[Any], heartbeat: float | None, retry: int | None) -> ReplyT:
-    """``reply.sse(events)``: see :meth:`framework.lifecycle.reply.Reply.sse`."""
+def send_sse(reply: ReplyT, events: Iterable[Any], heartbeat: float | None, retry: int | None,
+             data_of: Callable[[Any], str] | None = None) -> ReplyT:
+    """``reply.sse(events)``: see :meth:`framework.lifecycle.reply.Reply.sse` (``data_of``:
+    :func:`event_data`, when the route types its events)."""
     if heartbeat is not None and heartbeat <= 0:
         raise ValueError("heartbeat must be a positive number of seconds, or None")
     reply.header("content-type", "text/event-stream; charset=utf-8")
@@ -365,7 +419,7 @@ def send_sse(reply: ReplyT, events: Iterable[Any], heartbeat: float | None, retr
     reply.header("x-accel-buffering", "no")
     body: Iterator[bytes]
     if heartbeat is None:
-        body = _events(events, retry)
+        body = _events(events, retry, data_of)
     else:
-        body = _HeartbeatEvents(events, heartbeat, retry, reply._route.log)
+        body = _HeartbeatEvents(events, heartbeat, retry, reply._route.log, data_of)
     return reply.send(body)

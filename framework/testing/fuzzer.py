@@ -58,8 +58,9 @@ from ..http import encoding
 from .fuzz_formats import INTEGER_FORMATS, format_strategy
 from .injection import build_environ
 from ..lifecycle.inputs import BODY_SCHEMA_METHODS, InputValidation, Validate, is_content_map
-from ..http.media_types import parse_query_string
+from ..http.media_types import parse_media_type, parse_query_string
 from ..lifecycle.request import headers_from_environ
+from ..lifecycle.responses import is_response_content_map
 from ..schemas.store import Schema, is_array, is_object, normalize_input_schema
 
 if TYPE_CHECKING:
@@ -538,9 +539,9 @@ class _RouteCase:
         for key in (str(status), f"{status // 100}xx", "default"):
             if key in self.responses:
                 entry = self.responses[key]
-                if is_content_map(entry):
+                if is_response_content_map(entry):
                     entry = next((item["schema"] for media_type, item in entry["content"].items()
-                                  if "json" in media_type), None)
+                                  if "json" in media_type and "schema" in item), None)
                 return entry
         return None
 
@@ -565,7 +566,8 @@ class _RouteCase:
             return
         if 200 <= status < 300 and response.body and self.route.method != "HEAD":
             schema = self.response_schema(status)
-            if schema is None or "json" not in response.headers.get("content-type", ""):
+            media_type = parse_media_type(response.headers.get("content-type", ""))
+            if schema is None or media_type is None or not media_type.is_json:  # (not a typed stream's lines)
                 return
             body = response.json()
             errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(body),  # pyright: ignore[reportUnknownMemberType]  # types-jsonschema: an unannotated overload

@@ -281,3 +281,17 @@ def test_the_example_application_matches_its_committed_contract():
                              "--against", str(against)], capture_output=True, text=True, timeout=120,
                             cwd=SUPPORT_PATH)
     assert (result.returncode, result.stdout) == (0, "no changes\n"), result.stderr
+
+
+def test_a_typed_stream_s_items_are_locked_as_an_array_and_checked_as_one():
+    def app_with(item: dict[str, Any]) -> Framework:
+        app = Framework()
+        app.get("/items", {"schema": {"response": {200: {"content": {"application/jsonl": {"itemSchema": item}}}}}},
+                lambda request, reply: iter(()))
+        return app
+
+    before = locked(app_with({"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}))
+    after = locked(app_with({"type": "object", "properties": {"id": {"type": "integer"}}}))
+    assert before["routes"]["GET /items"]["responses"]["200"] == {"application/jsonl": {
+        "type": "array", "items": {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}}}
+    assert [change.rule for change in check(before, after)] == ["response-property-became-optional"]

@@ -123,6 +123,21 @@ def test_error_mid_stream_closes_the_connection(server):
     connection.close()
 
 
+def test_a_typed_stream_s_refused_item_cuts_the_connection(server):
+    """An item its schema refuses after the first line: cut as any mid-stream error, with
+    no error text and no undeclared property reaching the client."""
+    _, port = server
+    connection = connect(port)
+    connection.request("GET", "/typed-broken")
+    with pytest.raises((http.client.IncompleteRead, ConnectionError)) as raised:
+        response = connection.getresponse()
+        assert (response.status, response.getheader("content-type")) == (200, "application/jsonl")
+        response.read()
+    connection.close()
+    partial = getattr(raised.value, "partial", b"")
+    assert partial in (b"", b'{"id":1}\n')
+
+
 def test_server_sent_events(server):
     _, port = server
     connection = connect(port)

@@ -72,6 +72,13 @@ def broken(request, reply):
     return chunks()
 
 
+@app.get("/typed-broken", schema={"response": {200: {"content": {"application/jsonl": {"itemSchema": {
+    "type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}}}}}})
+def typed_broken(request, reply):
+    yield {"id": 1, "secret": "never sent"}
+    yield {"secret": "no id"}  # refused by the item schema after the status went out
+
+
 @app.get("/answered")
 def get_answered(request, reply):
     return {"answered": answered}

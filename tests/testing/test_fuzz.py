@@ -251,3 +251,16 @@ def test_a_fuzz_failure_round_trips_through_pickle():
     copy = pickle.loads(pickle.dumps(failure))
     assert type(copy) is FuzzFailure
     assert (copy.failures, str(copy)) == ([RouteFailure("GET", "/ratio", "answered 500")], "GET /ratio: answered 500")
+
+
+def test_a_typed_stream_is_fuzzed_without_being_read_as_one_json_document():
+    app = Framework()
+    item = {"type": "object", "required": ["n"], "properties": {"n": {"type": "integer"}}}
+
+    @app.get("/counts", schema={"querystring": COUNT, "response": {200: {"content": {
+        "application/jsonl": {"itemSchema": item}}}}})
+    def counts(request, reply):
+        return ({"n": n} for n in range(min(request.query["n"], 3)))
+
+    report = fuzz(app, examples=30, raise_on_failure=False)
+    assert report.routes == ["GET /counts"] and report.failures == []
