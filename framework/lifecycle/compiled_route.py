@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..http.proxy import ProxyTrust
     from ..validation.engine import ValidatorEngine
     from .content_types import ContentTypeParsers
+    from .drift import DriftRecorder
     from .error_handling import ErrorStyle
     from .reply import Reply
     from .request import Request
@@ -110,6 +111,8 @@ class AppSettings(Protocol):
     def max_body_depth(self) -> int: ...
     @property
     def error_style(self) -> "ErrorStyle": ...
+    @property
+    def response_drift(self) -> "DriftRecorder | None": ...
     def not_found_handler(self, path: str) -> Callable[..., Any]: ...
     def validator_engine(self) -> "ValidatorEngine": ...
 
@@ -180,8 +183,9 @@ class CompiledRoute(Generic[ContextT]):
         self.steps: tuple[Step, ...] = tuple(step.__call__ for step in steps if step is not None)
 
         serializer_compiler = route.options.get("serializer_compiler") or scope.serializer_compiler
+        drift = (state.response_drift, state.validator_engine().compile) if state.response_drift else None
         self.serializers = compile_response_serializers(
-            route, compile_serializer, serializer_compiler, scope.schemas, strict_keywords(state))
+            route, compile_serializer, serializer_compiler, scope.schemas, strict_keywords(state), drift)
         #: The response serializers are the built-in ones (pure: the entry may call one again).
         self.builtin_serializers = serializer_compiler is None
         #: Nothing shapes or follows a reply: a dict or list goes straight to JSON.
