@@ -354,8 +354,8 @@ class Framework(Context):
     def response_drift(self) -> DriftReport:
         """What ``Framework(response_check=rate)`` found so far in this process: the replies
         checked, and each (route, status, pointer) seen with its first message and its count
-        (the first :data:`~framework.lifecycle.drift.FINDINGS_LIMIT` distinct ones; later
-        new ones are counted as ``untracked``). Off, ``rate`` is ``0.0`` and nothing is found.
+        (the first 1,000 distinct ones; later new ones are counted as ``untracked``). Off,
+        ``rate`` is ``0.0`` and nothing is found.
 
         >>> app = Framework(response_check=1.0)
         >>> schema = {"response": {200: {"type": "object", "properties": {"id": {"type": "integer"}}}}}
