@@ -140,16 +140,17 @@ class RouteDriftCheck:
     def findings(self, serializer: Serializer, value: Any, body: str | bytes) -> list[tuple[str, str]]:
         """``(pointer, message)`` for each place ``value`` drifts from the schema of ``serializer``."""
         plain = _json_value(value)
-        found: list[tuple[str, str]] = []
+        found: list[tuple[str, str, str]] = []  # (pointer, its place, message)
         try:
             self.validators[serializer](plain)
         except SchemaValidationFailure as failure:
-            found.extend((_error_pointer(record), str(record.get("message", ""))) for record in failure.errors)
-        found.extend((pointer, _DROPPED) for pointer in _dropped(plain, orjson.loads(body)))
+            for record in failure.errors:
+                pointer = _error_pointer(record)
+                found.append((pointer, _template(plain, pointer), str(record.get("message", ""))))
+        found.extend((pointer, place, _DROPPED) for pointer, place in _dropped(plain, orjson.loads(body)))
         kept: list[tuple[str, str]] = []
         places: set[str] = set()
-        for pointer, message in found:
-            place = _template(plain, pointer)
+        for pointer, place, message in found:
             if place not in places:
                 places.add(place)
                 kept.append((pointer, message))
@@ -158,16 +159,20 @@ class RouteDriftCheck:
         return kept
 
 
+#: The types a JSON value is already (``None`` aside), kept as they are.
+_SCALARS = frozenset((str, int, float, bool))
+
+
 def _json_value(value: Any) -> Any:
     """``value`` as the plain JSON the serializer reads it as (mappings, dataclasses, named
     tuples as objects; ``UNDEFINED`` entries left out): a copy, so validating it changes nothing."""
     kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
+    if kind in _SCALARS or value is None:
         return value
     if kind is dict or isinstance(value, Mapping) or (isinstance(value, tuple) and hasattr(value, "_asdict")):
         return _object(as_mapping(value, ""))
     if kind is list or kind is tuple or isinstance(value, (set, frozenset)):
-        return [_json_value(item) for item in value]
+        return [item if type(item) in _SCALARS else _json_value(item) for item in value]
     try:
         return _object(as_mapping(value, ""))  # a dataclass, a msgspec Struct, a pydantic model
     except SerializationError:
@@ -175,7 +180,7 @@ def _json_value(value: Any) -> Any:
 
 
 def _object(mapping: Mapping[Any, Any]) -> dict[str, Any]:
-    return {key if type(key) is str else str(key): _json_value(item)
+    return {key if type(key) is str else str(key): item if type(item) in _SCALARS else _json_value(item)
             for key, item in mapping.items() if item is not UNDEFINED}
 
 
@@ -188,21 +193,24 @@ def _error_pointer(record: Mapping[str, Any]) -> str:
     return f"{pointer}/{_escape(str(name))}" if name is not None else pointer
 
 
-def _dropped(value: Any, sent: Any) -> Iterator[str]:
-    """The pointers of the properties of ``value`` that ``sent`` (the body parsed) lacks, in document order."""
-    pending: deque[tuple[Any, Any, str]] = deque([(value, sent, "")])
+def _dropped(value: Any, sent: Any) -> Iterator[tuple[str, str]]:
+    """The pointers (with their :func:`_template`) of the properties of ``value`` that
+    ``sent`` (the body parsed) lacks, in document order."""
+    pending: deque[tuple[Any, Any, str, str]] = deque([(value, sent, "", "")])
     while pending:
-        value, sent, pointer = pending.popleft()
+        value, sent, pointer, place = pending.popleft()
         if type(value) is dict and type(sent) is dict:
             for key, item in value.items():
-                where = f"{pointer}/{_escape(key)}"
-                if key in sent:
-                    pending.append((item, sent[key], where))
-                else:
-                    yield where
+                if key not in sent:
+                    token = _escape(key)
+                    yield f"{pointer}/{token}", f"{place}/{token}"
+                elif type(item) is dict or type(item) is list:  # (nothing is dropped inside a scalar)
+                    token = _escape(key)
+                    pending.append((item, sent[key], f"{pointer}/{token}", f"{place}/{token}"))
         elif type(value) is list and type(sent) is list:
             for index, (item, item_sent) in enumerate(zip(value, sent)):
-                pending.append((item, item_sent, f"{pointer}/{index}"))
+                if type(item) is dict or type(item) is list:
+                    pending.append((item, item_sent, f"{pointer}/{index}", f"{place}/*"))
 
 
 def _template(value: Any, pointer: str) -> str:
@@ -220,7 +228,9 @@ def _template(value: Any, pointer: str) -> str:
 
 
 def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    if "~" in key or "/" in key:
+        return key.replace("~", "~0").replace("/", "~1")
+    return key
 
 
 def _unescape(token: str) -> str:
