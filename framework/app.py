@@ -102,7 +102,8 @@ class Framework(Context):
         if errors not in ERROR_STYLES:
             raise ValueError(f"errors must be one of {', '.join(map(repr, ERROR_STYLES))}, got {errors!r}")
         app_logger = _logger(logger)
-        drift = DriftRecorder(float(response_check), app_logger) if _response_check(response_check) else None
+        check_rate = _response_check(response_check)
+        drift = DriftRecorder(check_rate, app_logger) if check_rate else None
         validator = dict(validator or {})
         unknown = set(validator) - {"custom_options", "plugins"}
         if unknown:
@@ -391,15 +392,15 @@ class Framework(Context):
 
 
 
-def _response_check(rate: object) -> bool:
-    """Whether ``Framework(response_check=rate)`` is on; a rate that is not a number from 0 to 1 is refused."""
+def _response_check(rate: object) -> float:
+    """``Framework(response_check=rate)``'s fraction (``0.0``: off); a rate that is not a number from 0 to 1 is refused."""
     if rate is None:
-        return False
+        return 0.0
     if isinstance(rate, bool) or not isinstance(rate, (int, float)):
         raise TypeError(f"response_check must be a number from 0 to 1 (0.01 checks 1% of requests), got {rate!r}")
     if not 0 <= rate <= 1:  # (NaN compares false: refused too)
         raise ValueError(f"response_check must be a number from 0 to 1 (0.01 checks 1% of requests), got {rate!r}")
-    return rate > 0
+    return float(rate)
 
 
 def _refuse_bad_url(request: "Request", reply: "Reply") -> NoReturn:

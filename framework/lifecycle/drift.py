@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, TypedDict, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, TypedDict, Union
 
 import orjson
 
@@ -166,13 +166,14 @@ _SCALARS = frozenset((str, int, float, bool))
 def _json_value(value: Any) -> Any:
     """``value`` as the plain JSON the serializer reads it as (mappings, dataclasses, named
     tuples as objects; ``UNDEFINED`` entries left out): a copy, so validating it changes nothing."""
-    kind = type(value)
+    kind: type = value.__class__
     if kind in _SCALARS or value is None:
         return value
-    if kind is dict or isinstance(value, Mapping) or (isinstance(value, tuple) and hasattr(value, "_asdict")):
+    if kind is dict or isinstance(value, Mapping) or (issubclass(kind, tuple) and hasattr(value, "_asdict")):
         return _object(as_mapping(value, ""))
-    if kind is list or kind is tuple or isinstance(value, (set, frozenset)):
-        return [item if type(item) in _SCALARS else _json_value(item) for item in value]
+    if kind is list or kind is tuple or issubclass(kind, (set, frozenset)):
+        items: Iterable[Any] = value
+        return [item if item.__class__ in _SCALARS else _json_value(item) for item in items]
     try:
         return _object(as_mapping(value, ""))  # a dataclass, a msgspec Struct, a pydantic model
     except SerializationError:
@@ -180,7 +181,7 @@ def _json_value(value: Any) -> Any:
 
 
 def _object(mapping: Mapping[Any, Any]) -> dict[str, Any]:
-    return {key if type(key) is str else str(key): item if type(item) in _SCALARS else _json_value(item)
+    return {key if key.__class__ is str else str(key): item if item.__class__ in _SCALARS else _json_value(item)
             for key, item in mapping.items() if item is not UNDEFINED}
 
 
@@ -188,8 +189,8 @@ def _error_pointer(record: Mapping[str, Any]) -> str:
     """A validator error's pointer: its instance path, down to the property it names when it
     names one (an undeclared or a missing property)."""
     pointer = str(record.get("instance_path", ""))
-    params = record.get("params") or {}
-    name = params.get("additionalProperty", params.get("missingProperty"))
+    params: Mapping[str, Any] = record.get("params") or {}
+    name: object = params.get("additionalProperty", params.get("missingProperty"))
     return f"{pointer}/{_escape(str(name))}" if name is not None else pointer
 
 
@@ -199,17 +200,23 @@ def _dropped(value: Any, sent: Any) -> Iterator[tuple[str, str]]:
     pending: deque[tuple[Any, Any, str, str]] = deque([(value, sent, "", "")])
     while pending:
         value, sent, pointer, place = pending.popleft()
-        if type(value) is dict and type(sent) is dict:
-            for key, item in value.items():
-                if key not in sent:
+        # (Read through ``__class__``: JSON values are Any, which ``type(...) is`` would narrow to unknowns.)
+        kind, sent_kind = value.__class__, sent.__class__
+        if kind is dict and sent_kind is dict:
+            members: dict[str, Any] = value
+            sent_members: dict[str, Any] = sent
+            for key, item in members.items():
+                if key not in sent_members:
                     token = _escape(key)
                     yield f"{pointer}/{token}", f"{place}/{token}"
-                elif type(item) is dict or type(item) is list:  # (nothing is dropped inside a scalar)
+                elif item.__class__ is dict or item.__class__ is list:  # (nothing is dropped inside a scalar)
                     token = _escape(key)
-                    pending.append((item, sent[key], f"{pointer}/{token}", f"{place}/{token}"))
-        elif type(value) is list and type(sent) is list:
-            for index, (item, item_sent) in enumerate(zip(value, sent)):
-                if type(item) is dict or type(item) is list:
+                    pending.append((item, sent_members[key], f"{pointer}/{token}", f"{place}/{token}"))
+        elif kind is list and sent_kind is list:
+            items: list[Any] = value
+            sent_items: list[Any] = sent
+            for index, (item, item_sent) in enumerate(zip(items, sent_items)):
+                if item.__class__ is dict or item.__class__ is list:
                     pending.append((item, item_sent, f"{pointer}/{index}", f"{place}/*"))
 
 
@@ -218,12 +225,15 @@ def _template(value: Any, pointer: str) -> str:
     items (``/items/0/extra`` stands for ``/items/1/extra``...)."""
     parts: list[str] = []
     for token in pointer.split("/")[1:]:
-        if type(value) is list:
+        kind: type = value.__class__
+        if kind is list:
+            items: list[Any] = value
             parts.append("*")
-            value = value[int(token)] if token.isdigit() and int(token) < len(value) else None
+            value = items[int(token)] if token.isdigit() and int(token) < len(items) else None
         else:
             parts.append(token)
-            value = value.get(_unescape(token)) if type(value) is dict else None
+            members: dict[str, Any] = value if kind is dict else {}
+            value = members.get(_unescape(token))
     return "/" + "/".join(parts) if parts else ""
 
 
