@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 FINDINGS_LIMIT = 1000
 #: Findings one check reports at most (after one per place in a list, see :func:`_template`).
 CHECK_LIMIT = 20
+#: Characters of a pointer kept (a longer one is cut, ending in ``...``): a property name
+#: may come from request data, and each finding kept holds its pointer.
+POINTER_LIMIT = 200
 _DROPPED = "undeclared property, not sent (the serializer drops what the schema does not declare)"
 
 
@@ -84,6 +87,8 @@ class DriftRecorder:
 
     def record(self, route: str, status: int, pointer: str, message: str) -> None:
         """Count one finding; log it if it is the first of its (route, status, pointer)."""
+        if len(pointer) > POINTER_LIMIT:
+            pointer = pointer[:POINTER_LIMIT - 3] + "..."
         key = (route, status, pointer)
         with self._lock:
             found = self._findings.get(key)
@@ -97,7 +102,9 @@ class DriftRecorder:
                 self._findings[key] = [message, 1]
                 full = None
         if full is None:
-            self.logger.warning("response drift: %s answered %d, at %s: %s", route, status, pointer or "(root)",
+            # (A property name may come from request data: no control character reaches the log line.)
+            shown = pointer if pointer.isprintable() else pointer.encode("unicode_escape").decode("ascii")
+            self.logger.warning("response drift: %s answered %d, at %s: %s", route, status, shown or "(root)",
                                 message, extra={"route": route, "status_code": status, "pointer": pointer})
         elif full:
             self.logger.warning("response drift: %d distinct findings kept; new ones are counted as untracked, "

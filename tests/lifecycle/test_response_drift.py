@@ -165,3 +165,15 @@ def test_off_the_entry_holds_no_check_and_nothing_is_found(rate):
 def test_a_rate_that_is_not_a_fraction_fails_at_construction(rate, error):
     with pytest.raises(error, match=r"response_check must be a number from 0 to 1 \(0.01 checks 1% of requests\)"):
         Framework(response_check=rate)
+
+
+def test_pointers_from_request_data_are_cut_and_logged_without_control_characters(caplog):
+    app = Framework(response_check=1.0)
+    app.get("/echo", {"schema": {"response": {200: USER}}},
+            lambda request, reply: {"id": 1, request.query["key"]: 1})
+    with caplog.at_level(logging.WARNING, logger="framework"):
+        app.inject(url="/echo", query={"key": "a\nforged line"})
+        app.inject(url="/echo", query={"key": "k" * 5000})
+    first, second = drift_records(caplog)
+    assert first.getMessage() == f"response drift: GET /echo answered 200, at /a\\nforged line: {DROPPED}"
+    assert [f["pointer"] for f in app.response_drift()["findings"]] == ["/a\nforged line", "/" + "k" * 196 + "..."]
