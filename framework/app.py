@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Iterable, Mapping,
 from typing_extensions import Self
 
 from .lifecycle.compiled_route import CompiledRoute
+from .lifecycle.drift import DriftRecorder, DriftReport
 from .context import Context
 from .lifecycle.error_handling import ERROR_STYLES, NotFoundRoutes
 from .errors import BadUrlError, MethodNotAllowedError, RouteMissingHandlerError
@@ -68,6 +69,10 @@ class Framework(Context):
     deeper is a 400. ``errors="problem+json"`` answers every error the framework answers
     itself as an RFC 9457 problem document (``application/problem+json``) instead of
     Fastify's ``{statusCode, code, error, message}`` (``errors="fastify"``, the default).
+    ``response_check`` (a fraction, ``0.01`` for 1%; off by default): on that fraction of
+    requests, a reply shaped by a response schema is also checked against the schema,
+    and what the serializer dropped is counted: :meth:`response_drift` reads the findings
+    (see :doc:`/guide/response-schemas`).
 
     >>> app = Framework()
     >>> @app.get("/hello")
@@ -85,7 +90,7 @@ class Framework(Context):
                  trust_proxy: TrustProxy = False, ignore_trailing_slash: bool = False, ignore_duplicate_slashes: bool = False,
                  case_sensitive: bool = True, max_param_length: int = 100,
                  method_not_allowed: bool = False, max_body_depth: int = 128, coerce_body: bool = True,
-                 errors: str = "fastify") -> None:
+                 errors: str = "fastify", response_check: float | None = None) -> None:
         if type(body_limit) is not int or body_limit <= 0:
             raise ValueError(f"body_limit must be a positive integer, got {body_limit!r}")
         if not isinstance(plugin_timeout, (int, float)) or plugin_timeout <= 0:
@@ -96,6 +101,9 @@ class Framework(Context):
             raise TypeError(f"coerce_body must be True or False, got {coerce_body!r}")
         if errors not in ERROR_STYLES:
             raise ValueError(f"errors must be one of {', '.join(map(repr, ERROR_STYLES))}, got {errors!r}")
+        app_logger = _logger(logger)
+        check_rate = _response_check(response_check)
+        drift = DriftRecorder(check_rate, app_logger) if check_rate else None
         validator = dict(validator or {})
         unknown = set(validator) - {"custom_options", "plugins"}
         if unknown:
@@ -103,11 +111,11 @@ class Framework(Context):
         if gen_request_id is not None and not callable(gen_request_id):
             raise TypeError(f"gen_request_id must be callable, got {gen_request_id!r}")
         header = check_request_id_header(request_id_header)
-        state = AppState(body_limit=body_limit, lazy=lazy, logger=_logger(logger), error_style=ERROR_STYLES[errors],
+        state = AppState(body_limit=body_limit, lazy=lazy, logger=app_logger, error_style=ERROR_STYLES[errors],
                          plugin_timeout=float(plugin_timeout), validator_options=validator,
                          request_id=request_id_reader(header, gen_request_id), request_id_header=header,
                          request_logging=bool(request_logging), proxy=proxy_trust(trust_proxy),
-                         max_body_depth=max_body_depth, coerce_body=coerce_body)
+                         max_body_depth=max_body_depth, coerce_body=coerce_body, response_drift=drift)
         # The router's options (find-my-way's): see framework.routing.router.
         state.router = Router(ignore_trailing_slash=ignore_trailing_slash,
                               ignore_duplicate_slashes=ignore_duplicate_slashes,
@@ -344,6 +352,25 @@ class Framework(Context):
         from .devtools.explain import explain
         return explain(self, method, url, headers)
 
+    def response_drift(self) -> DriftReport:
+        """What ``Framework(response_check=rate)`` found so far in this process: the replies
+        checked, and each (route, status, pointer) seen with its first message and its count
+        (the first 1,000 distinct ones; later new ones are counted as ``untracked``). Off,
+        ``rate`` is ``0.0`` and nothing is found.
+
+        >>> app = Framework(response_check=1.0)
+        >>> schema = {"response": {200: {"type": "object", "properties": {"id": {"type": "integer"}}}}}
+        >>> _ = app.get("/user", {"schema": schema}, lambda request, reply: {"id": 1, "secret": "x"})
+        >>> app.inject(url="/user").text
+        '{"id":1}'
+        >>> [(f["route"], f["status"], f["pointer"], f["count"]) for f in app.response_drift()["findings"]]
+        [('GET /user', 200, '/secret', 1)]
+        """
+        drift = self._state.response_drift
+        if drift is None:
+            return DriftReport(rate=0.0, checked=0, findings=[], untracked=0)
+        return drift.report()
+
     # Trees.
     def print_routes(self) -> str:
         """The route tree as text (find-my-way's style). Under a path, a ``•`` line names
@@ -363,6 +390,17 @@ class Framework(Context):
         return render_plugins(self._state.plugin_tree.root)
 
 
+
+
+def _response_check(rate: object) -> float:
+    """``Framework(response_check=rate)``'s fraction (``0.0``: off); a rate that is not a number from 0 to 1 is refused."""
+    if rate is None:
+        return 0.0
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)):
+        raise TypeError(f"response_check must be a number from 0 to 1 (0.01 checks 1% of requests), got {rate!r}")
+    if not 0 <= rate <= 1:  # (NaN compares false: refused too)
+        raise ValueError(f"response_check must be a number from 0 to 1 (0.01 checks 1% of requests), got {rate!r}")
+    return float(rate)
 
 
 def _refuse_bad_url(request: "Request", reply: "Reply") -> NoReturn:

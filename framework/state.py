@@ -18,6 +18,7 @@ from .routing.router import Router
 from .validation import ValidatorEngine
 
 if TYPE_CHECKING:
+    from .lifecycle.drift import DriftRecorder
     from .lifecycle.error_handling import ErrorStyle, NotFoundRoutes
     from .http.proxy import ProxyTrust
     from .route import Route
@@ -26,6 +27,12 @@ if TYPE_CHECKING:
 #: The class of the contexts (``framework.context.Context``): generic rather than imported,
 #: so that the state sits below the context tree; a bare ``AppState`` leaves it open (``Any``).
 ContextT = TypeVar("ContextT", default=Any)
+
+
+#: How ``response_check`` validates a reply: as it is (no coercion, no defaults, nothing
+#: removed), reporting every error.
+RESPONSE_CHECK_OPTIONS = {"coerce_types": False, "use_defaults": False, "remove_additional": False,
+                          "all_errors": True}
 
 
 class PendingRoute(Protocol):
@@ -42,7 +49,8 @@ class AppState(Generic[ContextT]):
                  plugin_timeout: float, validator_options: dict[str, Any],
                  request_id: Callable[[Any], str], request_id_header: str | None = None,
                  request_logging: bool = False, proxy: "ProxyTrust | None" = None,
-                 max_body_depth: int = 128, coerce_body: bool = True) -> None:
+                 max_body_depth: int = 128, coerce_body: bool = True,
+                 response_drift: "DriftRecorder | None" = None) -> None:
         self.body_limit = body_limit
         self.lazy = lazy
         self.logger = logger
@@ -52,6 +60,8 @@ class AppState(Generic[ContextT]):
         self.max_body_depth = max_body_depth
         #: ``coerce_body=False``: the engine validates bodies without type coercion.
         self.coerce_body = coerce_body
+        #: ``Framework(response_check=rate)``: the sampled replies' findings (``None``: off).
+        self.response_drift = response_drift
         #: How the framework words its own error answers (``Framework(errors=...)``).
         self.error_style = error_style
         #: ``request.id`` calls this (``framework.lifecycle.request_log.request_id_reader``).
@@ -98,9 +108,14 @@ class AppState(Generic[ContextT]):
         if self._engine is None:
             with self._engine_lock:
                 if self._engine is None:
+                    part_options: dict[str, dict[str, Any]] = {}
+                    if not self.coerce_body:
+                        part_options["body"] = {"coerce_types": False}
+                    if self.response_drift is not None:
+                        part_options["response"] = RESPONSE_CHECK_OPTIONS
                     self._engine = ValidatorEngine(
                         self.validator_options.get("custom_options"), self.validator_options.get("plugins") or (),
-                        part_options=None if self.coerce_body else {"body": {"coerce_types": False}})
+                        part_options=part_options or None)
         return self._engine
 
     def not_found_handler(self, path: str) -> Callable[..., Any]:

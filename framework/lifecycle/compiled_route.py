@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ..http.proxy import ProxyTrust
     from ..validation.engine import ValidatorEngine
     from .content_types import ContentTypeParsers
+    from .drift import DriftRecorder
     from .error_handling import ErrorStyle
     from .negotiation import MediaTypeSerializer
     from .reply import Reply
@@ -114,6 +115,8 @@ class AppSettings(Protocol):
     def max_body_depth(self) -> int: ...
     @property
     def error_style(self) -> "ErrorStyle": ...
+    @property
+    def response_drift(self) -> "DriftRecorder | None": ...
     def not_found_handler(self, path: str) -> Callable[..., Any]: ...
     def validator_engine(self) -> "ValidatorEngine": ...
 
@@ -169,8 +172,9 @@ class CompiledRoute(Generic[ContextT]):
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
             scope.parsers, state.max_body_depth)
         serializer_compiler = route.options.get("serializer_compiler") or scope.serializer_compiler
+        drift = (state.response_drift, state.validator_engine().compile) if state.response_drift else None
         self.serializers = compile_response_serializers(
-            route, compile_serializer, serializer_compiler, scope.schemas, strict_keywords(state))
+            route, compile_serializer, serializer_compiler, scope.schemas, strict_keywords(state), drift)
         #: How the reply's media type is chosen from ``Accept`` (``framework.lifecycle.negotiation``),
         #: or ``None``: the route answers only JSON and never reads ``Accept``.
         self.negotiation = None if route.options.get("mount") else compile_negotiation(

@@ -28,7 +28,8 @@ may have changed.
 from __future__ import annotations
 
 from inspect import isawaitable
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
+from random import random
+from typing import Any, Callable, Iterable, Protocol
 
 from orjson import dumps as _orjson_dumps
 
@@ -43,9 +44,7 @@ from .inputs import InputValidation
 from .reply import Reply
 from .request import Request, headers_from_environ
 from .request_log import EchoRequestId, LogIncoming
-
-if TYPE_CHECKING:
-    from .responses import ResponseSerializers
+from .responses import CheckedResponseSerializers, ResponseSerializers
 
 #: ``entry(environ, start_response, params)``: one WSGI call answered by one route.
 Entry = Callable[[dict[str, Any], Callable[..., Any], dict[str, Any]], Iterable[bytes]]
@@ -56,7 +55,7 @@ _COMMON: dict[str, Any] = {
     "PLAIN_RESULTS": PLAIN_RESULTS, "isawaitable": isawaitable, "run_coroutine": run_coroutine,
     "Invalid": Invalid, "InvalidMediaTypeError": InvalidMediaTypeError,
     "parse_query_string": parse_query_string, "headers_from_environ": headers_from_environ,
-    "new": object.__new__, "dumps": _orjson_dumps, "encoding_default": encoding.default, "STATUS_LINES": STATUS_LINES,
+    "new": object.__new__, "random": random, "dumps": _orjson_dumps, "encoding_default": encoding.default, "STATUS_LINES": STATUS_LINES,
 }
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"  # as Reply sets it
 #: Route methods whose requests are never HEAD requests (a HEAD route is a route of its own).
@@ -260,6 +259,11 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
                     line("body = found[0](result)")
                 with line("except Exception:"):
                     line("return reply.render(start_response, result)", "# serialized again there, failing as it answers")
+                if isinstance(route.serializers, CheckedResponseSerializers):
+                    check = route.serializers.check
+                    with line(f"if random() < {writer.name(check.rate, 'response_check')}:",
+                              "# Framework(response_check=...): this reply is checked"):
+                        line(f"{writer.name(check, 'check_drift')}(found[0], result, body, reply.status_code)")
                 with line("if body.__class__ is str:"):
                     line("body = body.encode()")
                 _emit_start(writer, "found[1]")

@@ -15,6 +15,7 @@ to each item a generator yields, and ``reply.sse`` to each event's ``data``.
 from __future__ import annotations
 
 import re
+from random import random
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Protocol, Union
 
 from typing_extensions import TypeGuard
@@ -23,6 +24,7 @@ from orjson import dumps as _orjson_dumps
 
 from ..http import encoding
 from ..http.media_types import declared_essence, parse_media_type
+from .drift import DriftRecorder, RouteDriftCheck
 from .error_handling import ErrorPayload
 from ..errors import ResponseSchemaKeyError, SchemaSerializationBuildError
 from .inputs import DeclaredRoute
@@ -31,7 +33,7 @@ from ..schemas.store import is_object
 
 if TYPE_CHECKING:
     from ..schemas.keywords import StrictMode
-    from ..validation.engine import ValidatorEngine
+    from ..validation.engine import Validator, ValidatorEngine
 
 #: A compiled response serializer: ``serializer(payload)`` is the JSON text.
 Serializer = Callable[[Any], Union[str, bytes]]
@@ -183,6 +185,35 @@ def is_response_content_map(schema: object) -> TypeGuard[dict[str, Any]]:
         is_object(entry) and ("schema" in entry or "itemSchema" in entry) for entry in content.values())
 
 
+class CheckedResponseSerializers(ResponseSerializers):
+    """A route's serializers under ``Framework(response_check=rate)``: a sampled reply is
+    also checked against the schema that shaped it (``framework.lifecycle.drift``), once
+    its body is made. Only routes of an application with the option on have this class:
+    off, nothing here runs."""
+
+    __slots__ = ("check",)
+
+    def __init__(self, exact: dict[int, Entry], by_class: dict[int, Entry], default: Entry | None,
+                 items: ItemSerializers | None, check: RouteDriftCheck) -> None:
+        super().__init__(exact, by_class, default, items)
+        #: ``check(serializer, value, body, status)``; its ``rate`` is the sampled fraction.
+        self.check = check
+
+    def serialize(self, payload: Any, status: int, content_type: str | None, override: Serializer | None,
+                  is_error: bool) -> "str | bytes":
+        """As :meth:`ResponseSerializers.serialize`; on a sampled reply shaped by a schema,
+        the check runs after the body is made."""
+        serializer = None if override is not None or random() >= self.check.rate else \
+            self.find(status, content_type, is_error)
+        if serializer is None:
+            return ResponseSerializers.serialize(self, payload, status, content_type, override, is_error)
+        if isinstance(payload, ErrorPayload):
+            payload = payload.with_error_fields()
+        body = serializer(payload)
+        self.check(serializer, payload, body, status)
+        return body
+
+
 class HasValidatorEngine(Protocol):
     """The app's state as :func:`strict_keywords` reads it (``framework.state.AppState`` is one)."""
 
@@ -199,25 +230,35 @@ def strict_keywords(state: HasValidatorEngine) -> "tuple[StrictMode, frozenset[s
 
 def compile_response_serializers(route: DeclaredRoute, compile_default: Callable[..., Serializer],
                                  compiler: Callable[..., Serializer] | None, shared: dict[str, Any],
-                                 strict: "tuple[StrictMode, frozenset[str]] | None" = None) -> ResponseSerializers:
+                                 strict: "tuple[StrictMode, frozenset[str]] | None" = None,
+                                 drift: "tuple[DriftRecorder, Callable[..., Validator]] | None" = None
+                                 ) -> ResponseSerializers:
     """Compile every entry of ``route.schema["response"]`` (``compiler``: a ``set_serializer_compiler`` function).
 
     ``strict`` (from :func:`strict_keywords`): Ajv's strict mode for the built-in
-    serializer: unknown keywords (but those known) and unknown formats fail ``ready()``."""
+    serializer: unknown keywords (but those known) and unknown formats fail ``ready()``.
+    ``drift`` (``Framework(response_check=...)``: the recorder, and the validator compiler
+    of the ``"response"`` part): each built-in serializer gets its schema's validator, and
+    the route a :class:`CheckedResponseSerializers`."""
     exact: dict[int, Entry] = {}
     by_class: dict[int, Entry] = {}
     default: Entry | None = None
     item_exact: dict[int, _ItemEntry] = {}
     item_by_class: dict[int, _ItemEntry] = {}
     item_default: _ItemEntry | None = None
+    validators: dict[Serializer, Validator] = {}
 
     def build(schema: Any, status: str, content_type: str | None) -> Serializer:
         try:
             if compiler is None:
                 if strict is not None:
-                    return compile_default(schema, shared=shared, strict=strict[0], keywords=strict[1],
-                                           document=f"response {status}")
-                return compile_default(schema, shared=shared)
+                    serializer = compile_default(schema, shared=shared, strict=strict[0], keywords=strict[1],
+                                                 document=f"response {status}")
+                else:
+                    serializer = compile_default(schema, shared=shared)
+                if drift is not None:
+                    validators[serializer] = drift[1](schema, shared, http_part="response")
+                return serializer
             return compiler(schema=schema, method=route.method, url=route.url, http_status=status,
                             content_type=content_type)
         except Exception as error:
@@ -273,4 +314,7 @@ def compile_response_serializers(route: DeclaredRoute, compile_default: Callable
                 item_exact[int(status)] = items
     found_items = ItemSerializers(item_exact, item_by_class, item_default) \
         if item_exact or item_by_class or item_default is not None else None
+    if validators and drift is not None:
+        check = RouteDriftCheck(drift[0], f"{route.method} {route.url}", validators)
+        return CheckedResponseSerializers(exact, by_class, default, found_items, check)
     return ResponseSerializers(exact, by_class, default, found_items)
