@@ -25,6 +25,7 @@ from typing_extensions import Self
 from .errors import ResponseSerializerAlreadyPresentError, ResponseSerializerInvalidError
 from .http.media_types import parse_media_type
 from .lifecycle.content_types import ContentTypeParsers, Parser
+from .lifecycle.drift import DriftListener
 from .lifecycle.negotiation import MediaTypeSerializer
 from .decorators import Decorators
 from .lifecycle.hooks import APPLICATION_HOOKS, HookName, Hooks
@@ -265,6 +266,24 @@ class Context:
         """How the framework words its errors, the application's ``errors`` option:
         ``"fastify"`` or ``"problem+json"`` (for plugins that answer errors themselves)."""
         return self._state.error_style.name
+
+    @property
+    def response_check(self) -> float:
+        """The fraction of replies the application checks for drift from their response
+        schemas (``Framework(response_check=...)``; ``0.0``: off)."""
+        drift = self._state.response_drift
+        return 0.0 if drift is None else drift.rate
+
+    def on_response_drift(self, listener: DriftListener) -> Self:
+        """Call ``listener(route, status, pointer)`` for each drift the application's
+        response check counts (``pointer`` is ``None`` for one counted as untracked, beyond
+        the findings kept), in the request that found it; an exception it raises is logged.
+        Never called when ``response_check`` is off. For plugins that export the findings,
+        as ``framework.plugins.metrics`` does."""
+        drift = self._state.response_drift
+        if drift is not None:
+            drift.listeners.append(listener)
+        return self
 
     @property
     def started(self) -> bool:

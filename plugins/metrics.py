@@ -19,6 +19,11 @@ measure every request, 404s included), and serves the scrape endpoint there::
     The bodies' ``Content-Length``, when there is one (a streamed answer has none).
 ``http_server_active_requests`` (gauge; label ``method``)
     The requests being answered.
+``framework_response_drift_total`` (counter; labels ``route``, ``status``, ``pointer``)
+    Only in an application made with ``Framework(response_check=rate)``: the drifts its
+    sampled response checks found (see the response schemas guide), by route (``GET
+    /items/:id``), status and JSON pointer (``/secret``). The pointers are those of the
+    findings the application keeps (at most 1,000); one beyond them has ``pointer=""``.
 
 ``route`` is the route as declared, with its context's prefix (``/items/:id``; a mounted
 application: its mount prefix), never the path asked for; every request that no route
@@ -70,7 +75,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from prometheus_client import REGISTRY, CollectorRegistry, Gauge, Histogram, multiprocess, values
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess, values
 from prometheus_client.exposition import choose_encoder
 
 from framework import Context, Reply, Request, plugin
@@ -115,6 +120,17 @@ class _Families:
         # livesum: the sum over the workers alive (multiprocess mode).
         self.active = Gauge("http_server_active_requests", "Number of active HTTP server requests.", ("method",),
                             registry=registry, multiprocess_mode="livesum")
+        self.registry = registry
+        self._drift: Counter | None = None
+
+    def drift(self) -> Counter:
+        """The response drift counter, made on first use: an application without
+        ``response_check`` shows no such metric."""
+        with _families_lock:
+            if self._drift is None:
+                self._drift = Counter("framework_response_drift", "Response drift found by the sampled response checks.",
+                                      ("route", "status", "pointer"), registry=self.registry)
+            return self._drift
 
 
 _families: "weakref.WeakKeyDictionary[CollectorRegistry, _Families]" = weakref.WeakKeyDictionary()
@@ -269,7 +285,12 @@ def _metrics(instance: Context, opts: Mapping[str, Any]) -> None:
     if instance.has_request_decorator("metrics_started"):
         raise _refuse("already registered in this context or an ancestor (each request is measured once)")
     directory = _multiprocess_dir()
-    measure = _Measure(_families_in(registry, _buckets(options.get("buckets"))))
+    families = _families_in(registry, _buckets(options.get("buckets")))
+    measure = _Measure(families)
+    if instance.response_check:
+        drift = families.drift()
+        instance.on_response_drift(
+            lambda route, status, pointer: drift.labels(route, str(status), pointer or "").inc())
     instance.decorate_request("metrics_started", None)
     instance.decorate("metrics_registry", registry)
     instance.add_hook("on_request", measure.on_request, first=True)

@@ -43,6 +43,8 @@ CHECK_LIMIT = 20
 #: Characters of a pointer kept (a longer one is cut, ending in ``...``): a property name
 #: may come from request data, and each finding kept holds its pointer.
 POINTER_LIMIT = 200
+#: ``listener(route, status, pointer)``: one more finding (``pointer`` ``None``: an untracked one).
+DriftListener = Callable[[str, int, Union[str, None]], None]
 _DROPPED = "undeclared property, not sent (the serializer drops what the schema does not declare)"
 
 
@@ -79,6 +81,9 @@ class DriftRecorder:
         self._findings: dict[tuple[str, int, str], list[Any]] = {}  # key -> [message, count]
         self._checked = 0
         self._untracked = 0
+        #: ``listener(route, status, pointer)`` for every finding counted (``pointer`` ``None``:
+        #: beyond the limit, counted as untracked): how ``framework.plugins.metrics`` counts them.
+        self.listeners: list[DriftListener] = []
 
     def checked(self) -> None:
         """Count one checked reply."""
@@ -90,23 +95,29 @@ class DriftRecorder:
         if len(pointer) > POINTER_LIMIT:
             pointer = pointer[:POINTER_LIMIT - 3] + "..."
         key = (route, status, pointer)
+        first = limit_reached = False
         with self._lock:
             found = self._findings.get(key)
+            tracked = found is not None or len(self._findings) < self.limit
             if found is not None:
                 found[1] += 1
-                return
-            if len(self._findings) >= self.limit:
-                self._untracked += 1
-                full = self._untracked == 1
-            else:
+            elif tracked:
                 self._findings[key] = [message, 1]
-                full = None
-        if full is None:
+                first = True
+            else:
+                self._untracked += 1
+                limit_reached = self._untracked == 1
+        for listener in self.listeners:
+            try:
+                listener(route, status, pointer if tracked else None)
+            except Exception as error:  # the answer is made: a listener's failure is only logged
+                self.logger.error("response drift listener %r failed: %r", listener, error, exc_info=error)
+        if first:
             # (A property name may come from request data: no control character reaches the log line.)
             shown = pointer if pointer.isprintable() else pointer.encode("unicode_escape").decode("ascii")
             self.logger.warning("response drift: %s answered %d, at %s: %s", route, status, shown or "(root)",
                                 message, extra={"route": route, "status_code": status, "pointer": pointer})
-        elif full:
+        elif limit_reached:
             self.logger.warning("response drift: %d distinct findings kept; new ones are counted as untracked, "
                                 "not logged", self.limit)
 

@@ -177,3 +177,35 @@ def test_pointers_from_request_data_are_cut_and_logged_without_control_character
     first, second = drift_records(caplog)
     assert first.getMessage() == f"response drift: GET /echo answered 200, at /a\\nforged line: {DROPPED}"
     assert [f["pointer"] for f in app.response_drift()["findings"]] == ["/a\nforged line", "/" + "k" * 196 + "..."]
+
+
+def test_listeners_hear_every_finding_and_their_failures_are_only_logged(caplog):
+    app = Framework(response_check=1.0)
+    heard = []
+    app.on_response_drift(lambda route, status, pointer: heard.append((route, status, pointer)))
+
+    def broken(route, status, pointer):
+        raise RuntimeError("listener down")
+
+    app.on_response_drift(broken)
+    app.get("/echo", {"schema": {"response": {200: USER}}},
+            lambda request, reply: {"id": 1, request.query["key"]: 1})
+    with caplog.at_level(logging.ERROR, logger="framework"):
+        for number in range(FINDINGS_LIMIT + 1):
+            assert app.inject(url="/echo", query={"key": f"k{number % (FINDINGS_LIMIT + 1)}"}).status_code == 200
+        assert app.inject(url="/echo", query={"key": "k0"}).status_code == 200
+    # Each finding heard with its pointer; the one beyond the kept findings without it; a repeat again.
+    assert heard == [("GET /echo", 200, f"/k{number}") for number in range(FINDINGS_LIMIT)] + [
+        ("GET /echo", 200, None), ("GET /echo", 200, "/k0")]
+    failures = [record for record in caplog.records if record.getMessage().startswith("response drift listener")]
+    assert len(failures) == FINDINGS_LIMIT + 2 and "listener down" in failures[0].getMessage()
+    assert app.response_check == 1.0 and Framework().response_check == 0.0
+
+
+def test_off_listeners_are_never_called():
+    app = Framework()
+    heard = []
+    app.on_response_drift(lambda *finding: heard.append(finding))
+    app.get("/user", {"schema": {"response": {200: USER}}}, lambda request, reply: {"id": 1, "secret": 1})
+    assert app.inject(url="/user").text == '{"id":1}'
+    assert heard == []

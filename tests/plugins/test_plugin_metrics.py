@@ -200,3 +200,24 @@ def test_a_multiprocess_dir_set_after_prometheus_client_was_imported_fails_ready
 def test_the_docstrings_example_runs():
     app = first_example(framework.plugins.metrics)["app"]
     assert app.inject(url="/metrics").status_code == 200
+
+
+# Response drift (Framework(response_check=...)).
+USER = {"type": "object", "properties": {"id": {"type": "integer"}}}
+
+
+def test_response_drift_is_counted_by_route_status_and_pointer():
+    app, _ = measured(response_check=1.0)
+    app.get("/users/:id", {"schema": {"response": {200: USER}}}, lambda request, reply: {"id": 1, "secret": "x"})
+    app.get("/fine", {"schema": {"response": {200: USER}}}, lambda request, reply: {"id": 1})
+    for url in ("/users/1", "/users/2", "/fine"):
+        assert app.inject(url=url).text == '{"id":1}'
+    assert samples(app, "framework_response_drift_total") == {
+        (("pointer", "/secret"), ("route", "GET /users/:id"), ("status", "200")): 2.0}
+
+
+def test_without_response_check_there_is_no_drift_metric():
+    app, _ = measured()
+    app.get("/users/:id", {"schema": {"response": {200: USER}}}, lambda request, reply: {"id": 1, "secret": "x"})
+    assert app.inject(url="/users/1").text == '{"id":1}'
+    assert "framework_response_drift" not in app.inject(url="/metrics").text
