@@ -75,14 +75,18 @@ def _jwt_claims() -> dict[str, Any]:
             "scope": "read write"}
 
 
-def _auth_jwt_hs256(app: Any) -> None:
-    import jwt
+def _auth_jwt_hs256(cache_size: int) -> Callable[[Any], None]:
+    """HS256 with a secret; ``cache_size=0``: every request verifies the token again."""
+    def setup(app: Any) -> None:
+        import jwt
 
-    from framework.plugins.auth import JWT, auth
+        from framework.plugins.auth import JWT, auth
 
-    secret = "benchmark-secret-0123456789-abcdef"
-    _JWT_HS256["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), secret, algorithm="HS256")
-    app.register(auth, any_of=[JWT(secret=secret, algorithms=["HS256"], issuer="https://id.example", audience="api")])
+        secret = "benchmark-secret-0123456789-abcdef"
+        _JWT_HS256["authorization"] = "Bearer " + jwt.encode(_jwt_claims(), secret, algorithm="HS256")
+        app.register(auth, any_of=[JWT(secret=secret, algorithms=["HS256"], issuer="https://id.example",
+                                       audience="api", cache_size=cache_size)])
+    return setup
 
 
 def _rsa_key() -> Any:
@@ -284,7 +288,8 @@ FEATURES = (
     Feature("trust_proxy", options={"trust_proxy": True}, headers={"x-forwarded-for": "203.0.113.7"}),
     Feature("decorate_request", setup=lambda app: app.decorate_request("user", None)),
     Feature("bearer_auth", setup=_bearer_auth, headers={"authorization": f"Bearer {BEARER_KEY}"}),
-    Feature("auth jwt HS256", setup=_auth_jwt_hs256, headers=_JWT_HS256),
+    Feature("auth jwt HS256", setup=_auth_jwt_hs256(1024), headers=_JWT_HS256),
+    Feature("auth jwt HS256 verify", setup=_auth_jwt_hs256(0), headers=_JWT_HS256),
     Feature("auth jwt RS256", setup=_auth_jwt_rs256(1024), headers=_JWT_RS256),
     Feature("auth jwt RS256 verify", setup=_auth_jwt_rs256(0), headers=_JWT_RS256),
     Feature("auth jwt JWKS RS256", setup=_auth_jwt_jwks, headers=_JWT_JWKS),
