@@ -1,5 +1,6 @@
 """plugin() wrapper and avvio loading order."""
 import asyncio
+import gc
 
 import pytest
 
@@ -188,3 +189,25 @@ def test_after_runs_once_earlier_registrations_have_loaded():
     app.ready()
     assert order == ["before loading sees False", "first", "after sees True", "second"]
     assert app.inject(url="/late").json() == {"ok": True}
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_ready_pauses_the_cyclic_collector_while_routes_compile_and_leaves_it_as_found(enabled):
+    seen = []
+
+    def compiler(schema, method, url, http_part):
+        seen.append(gc.isenabled())  # runs as the route compiles
+        return lambda data: True
+
+    app = Framework()
+    app.set_validator_compiler(compiler)
+    app.get("/x", {"schema": {"querystring": {"a": {"type": "string"}}}}, lambda request, reply: {"ok": True})
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        app.ready()
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen and not any(seen) and after is enabled  # (GET /x and its HEAD route)
+    assert app.inject(url="/x?a=1").json() == {"ok": True}
