@@ -262,6 +262,9 @@ def recurses_with_data(schema: Any, shared: dict[str, Any]) -> bool:
     through shared schemas too), or ``uniqueItems`` (items compared in depth). A
     reference that does not resolve counts (an engine of the application's own may
     still take it)."""
+    top = _refs_below(schema, "")
+    if top is not None and not top:  # no $ref to follow (most schemas): no index to build
+        return False
     try:
         index = RefIndex(schema, shared)
     except UnresolvableRefError:
