@@ -33,7 +33,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
-from ..lifecycle.inputs import is_content_map
+from ..lifecycle.inputs import BODY_SCHEMA_METHODS, is_content_map
 from ..lifecycle.responses import is_response_content_map
 from ..schemas.keywords import ANNOTATION_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
 from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_object, normalize_input_schema
@@ -46,7 +46,6 @@ __all__ = ["Change", "lock", "check", "dumps", "load", "render", "RULES", "OWN_R
 #: The version of the contract file's layout (``"contract"`` in the file).
 CONTRACT_VERSION = 1
 INPUT_PARTS = ("params", "querystring", "headers", "body")
-BODY_METHODS = frozenset(("POST", "PUT", "PATCH"))
 #: Dropped from the contract: they document, they do not constrain (``default``,
 #: ``readOnly``, ``writeOnly`` and ``deprecated`` are kept: rules read them).
 _DROPPED = (frozenset(ANNOTATION_KEYWORDS) - {"default", "readOnly", "writeOnly", "deprecated"}) | {
@@ -183,8 +182,8 @@ def _route_entry(route: "Route[Any]", document: Mapping[str, Any] | None) -> dic
     schema = route.schema
     request: dict[str, Any] = {}
     for part in INPUT_PARTS:
-        raw = schema.get("query") if part == "querystring" and schema.get(part) is None else schema.get(part)
-        if raw is None or (part == "body" and route.method not in BODY_METHODS):
+        raw = schema.get(part)  # (a "query" alias became "querystring" at declaration: route.py)
+        if raw is None or (part == "body" and route.method not in BODY_SCHEMA_METHODS):
             continue
         if part == "body":
             if is_content_map(raw):
