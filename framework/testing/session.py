@@ -35,9 +35,10 @@ Fields = Union[Mapping[str, Any], Iterable[tuple[str, Any]]]
 FileValue = Union[bytes, str, Any, tuple[Any, ...]]
 
 #: Statuses whose redirect turns the request into a ``GET`` without a body (as browsers,
-#: ``requests`` and ``httpx`` do; 307 and 308 keep the method and the body).
-_TO_GET = frozenset((301, 302, 303))
-_REDIRECTS = _TO_GET | {307, 308}
+#: ``requests`` and ``httpx`` do): 302 and 303 any method but ``HEAD``, 301 a ``POST``
+#: only; 307 and 308 keep the method and the body.
+_TO_GET = frozenset((302, 303))
+_REDIRECTS = frozenset((301, 302, 303, 307, 308))
 
 
 class ClientResponse(InjectResponse):
@@ -171,7 +172,8 @@ class Client:
             if len(history) >= self.max_redirects:
                 raise TooManyRedirectsError(f"more than {self.max_redirects} redirects, the last to {location}")
             history.append(response)
-            if response.status_code in _TO_GET and method != "HEAD":
+            if (response.status_code in _TO_GET and method != "HEAD") or \
+                    (response.status_code == 301 and method == "POST"):
                 method, body = "GET", None
                 merged = {name: value for name, value in merged.items()
                           if name.lower() not in ("content-type", "content-length")}

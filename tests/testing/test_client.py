@@ -152,9 +152,10 @@ def redirect_app() -> Framework:
     app = Framework()
     app.post("/see-other", lambda request, reply: reply.redirect("/echo", 303))
     app.post("/temporary", lambda request, reply: reply.redirect("/echo", 307))
+    app.route(method=["POST", "PUT"], url="/moved", handler=lambda request, reply: reply.redirect("/echo", 301))
     app.get("/hop/:n", lambda request, reply: reply.redirect(f"/hop/{int(request.params['n']) + 1}"))
     app.get("/away", lambda request, reply: reply.redirect("https://elsewhere.example/x"))
-    app.route(method=["GET", "POST"], url="/echo",
+    app.route(method=["GET", "POST", "PUT"], url="/echo",
               handler=lambda request, reply: {"method": request.method, "body": request.body})
     return app
 
@@ -171,6 +172,12 @@ def test_redirects_are_not_followed_unless_asked():
 def test_307_keeps_the_method_and_the_body():
     response = Client(redirect_app(), follow_redirects=True).post("/temporary", json={"a": 1})
     assert response.json() == {"method": "POST", "body": {"a": 1}}
+
+
+def test_301_turns_only_a_post_into_a_get():
+    client = Client(redirect_app(), follow_redirects=True)
+    assert client.post("/moved", json={"a": 1}).json() == {"method": "GET", "body": None}
+    assert client.put("/moved", json={"a": 1}).json() == {"method": "PUT", "body": {"a": 1}}
 
 
 def test_a_redirect_elsewhere_is_returned_and_a_loop_is_refused():
