@@ -217,13 +217,14 @@ class Client:
 
     # One request.
     def _absolute(self, url: str, params: Fields | None) -> str:
+        url = url.partition("#")[0]  # before params are added: they go in the query, not after the fragment
         if urlsplit(url).scheme:
             absolute = url
         else:  # httpx's join: the URL's path goes under the base URL's
             absolute = f"{self.base_url}/{url.lstrip('/')}" if url else self.base_url + "/"
         if params:
             absolute += ("&" if "?" in absolute else "?") + urlencode(_pairs(params))
-        return absolute.partition("#")[0]
+        return absolute
 
     def _serves(self, url: str) -> bool:
         """Whether ``url`` is this application's: the base URL's origin, under its path."""

@@ -76,6 +76,7 @@ def test_params_headers_and_the_client_defaults():
     seen = client.get("/echo?a=1", params={"b": ["2", "3"]}).json()
     assert seen["url"] == "/echo?a=1&b=2&b=3" and seen["query"] == {"a": "1", "b": ["2", "3"]}
     assert seen["x_token"] == "default"
+    assert client.get("/echo#top", params={"b": "2"}).json()["url"] == "/echo?b=2"  # params before the fragment
     assert client.get("/echo", headers={"X-Token": "mine"}).json()["x_token"] == "mine"
 
 
