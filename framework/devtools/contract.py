@@ -33,6 +33,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
+from ..http.media_types import declared_essence
 from ..lifecycle.inputs import BODY_SCHEMA_METHODS, is_content_map
 from ..lifecycle.responses import is_response_content_map
 from ..schemas.keywords import ANNOTATION_KEYWORDS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
@@ -187,7 +188,9 @@ def _route_entry(route: "Route[Any]", document: Mapping[str, Any] | None) -> dic
             continue
         if part == "body":
             if is_content_map(raw):
-                request["body"] = {media_type: inliner.inline(normalize_input_schema(entry["schema"], "body"))
+                # By essence, as input validation keys them (a charset parameter is not a new media type).
+                request["body"] = {declared_essence(media_type):
+                                   inliner.inline(normalize_input_schema(entry["schema"], "body"))
                                    for media_type, entry in raw["content"].items()}
             else:
                 consumes = schema.get("consumes") or ["application/json"]
@@ -203,8 +206,9 @@ def _route_entry(route: "Route[Any]", document: Mapping[str, Any] | None) -> dic
         if is_response_content_map(entry):
             # A typed stream's items (itemSchema) as OpenAPI 3.2 reads a sequential media
             # type's schema: an array of them.
-            responses[status] = {media_type: inliner.inline(item["schema"] if "schema" in item else
-                                                            {"type": "array", "items": item["itemSchema"]})
+            responses[status] = {declared_essence(media_type):
+                                 inliner.inline(item["schema"] if "schema" in item else
+                                                {"type": "array", "items": item["itemSchema"]})
                                  for media_type, item in entry["content"].items()}
         elif entry is None:
             responses[status] = {}

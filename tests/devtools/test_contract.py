@@ -70,6 +70,15 @@ def test_lock_normalizes_what_has_several_spellings():
         "a": {"type": ["null", "string"]}, "b": {"type": "integer"}}}
 
 
+def test_lock_keys_content_maps_by_media_type_essence_as_the_engines_do():
+    app = Framework()
+    content = {"content": {"Application/JSON; charset=utf-8": {"schema": {"type": "object"}}}}
+    app.post("/x", {"schema": {"body": content, "response": {200: content}}}, lambda request, reply: {})
+    entry = locked(app)["routes"]["POST /x"]
+    assert list(entry["request"]["body"]) == ["application/json"]
+    assert list(entry["responses"]["200"]) == ["application/json"]
+
+
 def test_lock_lists_each_declared_route_once_and_not_the_added_head_routes():
     app = Framework()
 
