@@ -65,7 +65,8 @@ from collections.abc import Mapping
 from typing import Any, Callable, cast
 
 from framework import Context, Reply, Request, plugin
-from framework.errors import create_error
+from framework.errors import InvalidCookieError, create_error
+from framework.http.cookies import cookie_line
 
 __all__ = ["csrf", "CsrfOptionsError", "MissingCsrfTokenError", "MissingCsrfSecretError", "InvalidCsrfTokenError"]
 
@@ -148,6 +149,12 @@ class _Csrf:
             raise _refuse(f"path has to start with '/', not {path!r}")
         self.cookie_options: dict[str, Any] = {"path": path, "secure": secure, "samesite": samesite,
                                                "httponly": True}
+        if self.store == "cookie":
+            # reply.set_cookie would refuse a bad name or path at every generate_csrf(): refuse it once, now.
+            try:
+                cookie_line(self.cookie_name, "", max_age=None, expires=None, domain=None, **self.cookie_options)
+            except InvalidCookieError as error:
+                raise _refuse(str(error)) from None
 
     def generate(self, reply: Reply) -> str:
         """The token for this client: the one it holds, or a new one (kept in the session,

@@ -204,6 +204,8 @@ def test_scoped_a_sibling_context_is_not_checked():
     ("cookie", {"store": "cookie", "samesite": "None"}, "samesite='None' needs secure=True"),
     ("cookie", {"store": "cookie", "path": "x"}, "path has to start with '/'"),
     ("cookie", {"store": "cookie", "cookie_name": ""}, "cookie_name has to be a non-empty string"),
+    ("cookie", {"store": "cookie", "cookie_name": "a;b"}, "a cookie name is a token"),
+    ("cookie", {"store": "cookie", "path": "/a; Secure"}, "path '/a; Secure' is refused"),
     ("session", {"token_header": "x"}, "unknown option(s) token_header"),
 ])
 def test_bad_options_fail_ready(setup, options, message):
