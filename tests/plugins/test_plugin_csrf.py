@@ -148,6 +148,15 @@ def test_exempt_by_route_config_and_by_function():
     assert app.inject(method="POST", url="/act", headers={"x-signature": "forged"}).json() == MISSING_TOKEN
 
 
+def test_an_async_exempt_function_is_awaited():
+    async def exempt(request):
+        return request.headers.get("x-signature") == "from-the-bank"
+
+    app = app_with("session", exempt=exempt)
+    assert app.inject(method="POST", url="/act", headers={"x-signature": "from-the-bank"}).json() == OK
+    assert app.inject(method="POST", url="/act", headers={"x-signature": "forged"}).json() == MISSING_TOKEN
+
+
 def test_the_check_comes_before_body_validation():
     app = app_with("session")
     token, cookies = token_and_cookies(app)
