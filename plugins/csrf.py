@@ -49,8 +49,8 @@ handlers of the context see them): ``FST_CSRF_MISSING_TOKEN`` (no token in the r
 (after the body is parsed, before it is validated), so it comes before a 400 for the body.
 
 Exempt routes: declare them with ``config={"csrf": False}``, or give ``exempt``, a function
-``exempt(request) -> bool`` (a webhook called by another server, say). Safe methods (``GET``,
-``HEAD``, ``OPTIONS``) are never checked: they must change nothing.
+``exempt(request) -> bool`` (a webhook called by another server, say; it may be ``async``).
+Safe methods (``GET``, ``HEAD``, ``OPTIONS``) are never checked: they must change nothing.
 
 Options: ``store``, ``header``, ``field`` (``None``: the header only), ``methods``,
 ``exempt``, ``cookie_name``, and the cookie's ``path``, ``secure`` and ``samesite``
@@ -60,12 +60,14 @@ Options: ``store``, ``header``, ``field`` (``None``: the header only), ``methods
 from __future__ import annotations
 
 import hmac
+import inspect
 import secrets
 from collections.abc import Mapping
 from typing import Any, Callable, cast
 
-from framework import Context, Reply, Request, plugin
-from framework.errors import create_error
+from framework import Context, Reply, Request, plugin, run_coroutine
+from framework.errors import InvalidCookieError, create_error
+from framework.http.cookies import cookie_line
 
 __all__ = ["csrf", "CsrfOptionsError", "MissingCsrfTokenError", "MissingCsrfSecretError", "InvalidCsrfTokenError"]
 
@@ -148,6 +150,12 @@ class _Csrf:
             raise _refuse(f"path has to start with '/', not {path!r}")
         self.cookie_options: dict[str, Any] = {"path": path, "secure": secure, "samesite": samesite,
                                                "httponly": True}
+        if self.store == "cookie":
+            # reply.set_cookie would refuse a bad name or path at every generate_csrf(): refuse it once, now.
+            try:
+                cookie_line(self.cookie_name, "", max_age=None, expires=None, domain=None, **self.cookie_options)
+            except InvalidCookieError as error:
+                raise _refuse(str(error)) from None
 
     def generate(self, reply: Reply) -> str:
         """The token for this client: the one it holds, or a new one (kept in the session,
@@ -173,8 +181,14 @@ class _Csrf:
         if request.method not in self.methods:
             return
         config = request.route_options.get("config")
-        if (config and config.get("csrf") is False) or (self.exempt is not None and self.exempt(request)):
+        if config and config.get("csrf") is False:
             return
+        if self.exempt is not None:
+            exempted = self.exempt(request)
+            if inspect.isawaitable(exempted):  # an async exempt: its coroutine object alone is truthy
+                exempted = run_coroutine(exempted)
+            if exempted:
+                return
         given = request.headers.get(self.header)
         if not given and self.field is not None:
             body = request.body

@@ -224,7 +224,7 @@ class _Store:
         self._strategies: dict[str, LimitsStrategy] = {}
 
     def strategy(self, name: object, where: str) -> LimitsStrategy:
-        if name not in STRATEGIES:
+        if not isinstance(name, str) or name not in STRATEGIES:  # not a str: unhashable ones would raise TypeError
             raise _refuse(f"strategy{where} {name!r} is not one of {', '.join(STRATEGY_NAMES)} "
                           "(the strategies of the installed limits)")
         if name not in self._strategies:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("jwt", reason="PyJWT is in the test extra")
-
-from framework import Framework  # noqa: E402 - after the skip
-from framework.plugins.auth import ApiKey, Identity, auth  # noqa: E402
+from framework import Framework
+from framework.plugins.auth import ApiKey, Identity, auth
 
 PROBLEM = "application/problem+json; charset=utf-8"
 

@@ -148,6 +148,15 @@ def test_exempt_by_route_config_and_by_function():
     assert app.inject(method="POST", url="/act", headers={"x-signature": "forged"}).json() == MISSING_TOKEN
 
 
+def test_an_async_exempt_function_is_awaited():
+    async def exempt(request):
+        return request.headers.get("x-signature") == "from-the-bank"
+
+    app = app_with("session", exempt=exempt)
+    assert app.inject(method="POST", url="/act", headers={"x-signature": "from-the-bank"}).json() == OK
+    assert app.inject(method="POST", url="/act", headers={"x-signature": "forged"}).json() == MISSING_TOKEN
+
+
 def test_the_check_comes_before_body_validation():
     app = app_with("session")
     token, cookies = token_and_cookies(app)
@@ -204,6 +213,8 @@ def test_scoped_a_sibling_context_is_not_checked():
     ("cookie", {"store": "cookie", "samesite": "None"}, "samesite='None' needs secure=True"),
     ("cookie", {"store": "cookie", "path": "x"}, "path has to start with '/'"),
     ("cookie", {"store": "cookie", "cookie_name": ""}, "cookie_name has to be a non-empty string"),
+    ("cookie", {"store": "cookie", "cookie_name": "a;b"}, "a cookie name is a token"),
+    ("cookie", {"store": "cookie", "path": "/a; Secure"}, "path '/a; Secure' is refused"),
     ("session", {"token_header": "x"}, "unknown option(s) token_header"),
 ])
 def test_bad_options_fail_ready(setup, options, message):
