@@ -13,6 +13,14 @@ KNOWN_METHODS = frozenset(("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH
 OTHER_METHOD = "_OTHER"
 
 
+def byte_count(value: object) -> int | None:
+    """A ``Content-Length`` value as an int, or ``None`` when it is not one (ASCII digits
+    only: ``str.isdigit`` accepts ``"²"``, which ``int`` refuses)."""
+    if type(value) is str and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
 def route_template(options: Mapping[str, Any]) -> str | None:
     """The route a request's ``route_options`` belong to, as declared, with its context's
     prefix (``/v1/items/:id``; a mounted application: its mount prefix), or ``None`` for

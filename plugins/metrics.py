@@ -79,7 +79,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from prometheus_client.exposition import choose_encoder
 
 from framework import Context, Reply, Request, plugin
-from framework.plugins._http_routes import KNOWN_METHODS, OTHER_METHOD, RouteTable, excluded, route_template
+from framework.plugins._http_routes import (KNOWN_METHODS, OTHER_METHOD, RouteTable, byte_count, excluded,
+                                            route_template)
 
 if TYPE_CHECKING:
     class _MeasuredRequest(Request):
@@ -211,12 +212,12 @@ class _Measure:
         families.active.labels(method).dec()
         labels = (method, self.routes[request.route_options].label, str(reply.status_code))
         families.duration.labels(*labels).observe(elapsed)
-        length = request.environ.get("CONTENT_LENGTH")
-        if length and length.isdigit():
-            families.request_size.labels(*labels).observe(int(length))
-        sent = reply.get_header("content-length")
-        if isinstance(sent, str) and sent.isdigit():
-            families.response_size.labels(*labels).observe(int(sent))
+        received = byte_count(request.environ.get("CONTENT_LENGTH"))
+        if received is not None:
+            families.request_size.labels(*labels).observe(received)
+        sent = byte_count(reply.get_header("content-length"))
+        if sent is not None:
+            families.response_size.labels(*labels).observe(sent)
 
 
 def _method(request: Request) -> str:

@@ -96,7 +96,8 @@ from opentelemetry.propagators.textmap import Getter, TextMapPropagator
 from opentelemetry.trace import INVALID_SPAN, NoOpTracer, ProxyTracer, SpanKind, Status, StatusCode
 
 from framework import Context, Reply, Request, plugin
-from framework.plugins._http_routes import KNOWN_METHODS, OTHER_METHOD, RouteTable, excluded, route_template
+from framework.plugins._http_routes import (KNOWN_METHODS, OTHER_METHOD, RouteTable, byte_count, excluded,
+                                            route_template)
 
 if TYPE_CHECKING:
     class _TracedRequest(Request):
@@ -218,7 +219,7 @@ class _Route:
 def _split_host(host: str) -> tuple[str, int | None]:
     """``server.address`` and ``server.port`` from a ``Host`` value (``[::1]:80`` included)."""
     address, colon, port = host.rpartition(":")
-    if colon and port.isdigit() and not address.endswith(":"):
+    if colon and port.isascii() and port.isdigit() and not address.endswith(":"):  # ("²".isdigit(): int refuses it)
         return address.strip("[]"), int(port)
     return host.strip("[]"), None
 
@@ -363,12 +364,12 @@ class _Telemetry:
             if error_type is not None:
                 attributes["error.type"] = error_type
             self.duration.record(elapsed, attributes)
-            length = request.environ.get("CONTENT_LENGTH")
-            if length and length.isdigit():
-                self.request_size.record(int(length), attributes)
-            sent = reply.get_header("content-length")
-            if isinstance(sent, str) and sent.isdigit():
-                self.response_size.record(int(sent), attributes)
+            received = byte_count(request.environ.get("CONTENT_LENGTH"))
+            if received is not None:
+                self.request_size.record(received, attributes)
+            sent = byte_count(reply.get_header("content-length"))
+            if sent is not None:
+                self.response_size.record(sent, attributes)
 
 
 class _LifecycleSpans:
