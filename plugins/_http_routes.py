@@ -1,6 +1,7 @@
 """What the telemetry plugins (``otel``, ``metrics``) name a request by: its route as
 declared, never its path, and its method from a bounded set, so that span names and
-metric labels stay a bounded set whatever clients send."""
+metric labels stay a bounded set whatever clients send; and the histogram bounds both
+record with."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -11,6 +12,23 @@ KNOWN_METHODS = frozenset(("CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH
                            # the WebDAV methods a route may be declared for
                            "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH"))
 OTHER_METHOD = "_OTHER"
+#: The request duration histogram's bounds (seconds): the OpenTelemetry HTTP conventions' advice.
+DURATION_BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
+#: The body size histograms' bounds (bytes).
+SIZE_BUCKETS: tuple[int, ...] = (0, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000)
+
+
+def known_method(method: str) -> str:
+    """``method`` as reported: itself when known, else ``_OTHER``."""
+    return method if method in KNOWN_METHODS else OTHER_METHOD
+
+
+def byte_count(value: object) -> int | None:
+    """A ``Content-Length`` value as an int, or ``None`` when it is not one (ASCII digits
+    only: ``str.isdigit`` accepts ``"²"``, which ``int`` refuses)."""
+    if type(value) is str and value.isascii() and value.isdigit():
+        return int(value)
+    return None
 
 
 def route_template(options: Mapping[str, Any]) -> str | None:

@@ -31,7 +31,7 @@ ranges and files of their own) are left as they are. The plugin's hook runs afte
 other ``on_send`` hook of the route, whatever the order of registration.
 
 **Request bodies.** With ``inflate=True`` (default), a body sent with ``Content-Encoding:
-gzip``, ``deflate``, ``br`` or ``zstd`` (one, or a list of them, applied in the order
+gzip``, ``deflate``, ``br`` or ``zstd`` (one, or a list of at most five, applied in the order
 given) is decoded as the body parser reads it: the route's ``body_limit`` applies to the
 decoded bytes, and a body that would inflate past it is a ``413`` as soon as the limit is
 reached (nothing more is decoded: a "zip bomb" costs at most the limit in memory). The
@@ -108,6 +108,9 @@ _COMMON_ACCEPT_ENCODINGS = (
     "deflate, gzip", "deflate, gzip, br", "deflate, gzip, br, zstd", "br, gzip", "gzip, br", "gzip,deflate",
     "gzip,deflate,br", "gzip, deflate, zstd", "br, gzip, deflate", "zstd, br, gzip")
 _CHUNK = 65536
+#: The longest chain of request codings decoded (urllib3's limit too): each is a decoder
+#: reading the next, so a header of hundreds of codings was a RecursionError, a 500.
+_MAX_CODINGS = 5
 
 
 class CompressOptionsError(ValueError):
@@ -453,6 +456,8 @@ class Inflation:
         codings = [coding for coding in codings if coding and coding != "identity"]
         if not codings:
             return
+        if len(codings) > _MAX_CODINGS:
+            raise UnsupportedContentEncodingError(f"{len(codings)} codings (at most {_MAX_CODINGS})")
         for coding in codings:
             if coding not in self.codings:
                 raise UnsupportedContentEncodingError(coding[:40])

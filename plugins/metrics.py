@@ -79,7 +79,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from prometheus_client.exposition import choose_encoder
 
 from framework import Context, Reply, Request, plugin
-from framework.plugins._http_routes import KNOWN_METHODS, OTHER_METHOD, RouteTable, excluded, route_template
+from framework.plugins._http_routes import DURATION_BUCKETS as _OTEL_DURATION_BUCKETS
+from framework.plugins._http_routes import SIZE_BUCKETS, RouteTable, byte_count, excluded, known_method, route_template
 
 if TYPE_CHECKING:
     class _MeasuredRequest(Request):
@@ -90,10 +91,10 @@ if TYPE_CHECKING:
 __all__ = ["metrics", "MetricsOptionsError", "DURATION_BUCKETS"]
 
 _OPTIONS = ("path", "registry", "buckets")
+#: The duration histogram's default bounds (seconds): the OpenTelemetry HTTP conventions' advice
+#: (the bounds ``framework.plugins.otel`` records with).
+DURATION_BUCKETS: tuple[float, ...] = _OTEL_DURATION_BUCKETS
 _IGNORED = ("prefix",)
-#: The duration histogram's default bounds (seconds): the OpenTelemetry HTTP conventions' advice.
-DURATION_BUCKETS: tuple[float, ...] = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
-_SIZE_BUCKETS = (0, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000)
 _LABELS = ("method", "route", "status")
 
 
@@ -113,9 +114,9 @@ class _Families:
         self.duration = Histogram("http_server_request_duration_seconds", "Duration of HTTP server requests.",
                                   _LABELS, buckets=buckets, registry=registry)
         self.request_size = Histogram("http_server_request_body_size_bytes", "Size of HTTP server request bodies.",
-                                      _LABELS, buckets=_SIZE_BUCKETS, registry=registry)
+                                      _LABELS, buckets=SIZE_BUCKETS, registry=registry)
         self.response_size = Histogram("http_server_response_body_size_bytes",
-                                       "Size of HTTP server response bodies.", _LABELS, buckets=_SIZE_BUCKETS,
+                                       "Size of HTTP server response bodies.", _LABELS, buckets=SIZE_BUCKETS,
                                        registry=registry)
         # livesum: the sum over the workers alive (multiprocess mode).
         self.active = Gauge("http_server_active_requests", "Number of active HTTP server requests.", ("method",),
@@ -197,7 +198,7 @@ class _Measure:
         """Count the request as active; note when it started."""
         if self.routes[request.route_options].measured:
             request.metrics_started = time.perf_counter()
-            self.families.active.labels(_method(request)).inc()
+            self.families.active.labels(known_method(request.environ["REQUEST_METHOD"])).inc()
 
     def on_response(self, request: "_MeasuredRequest", reply: Reply) -> None:
         """The answer has gone out: observe its duration and sizes."""
@@ -207,21 +208,16 @@ class _Measure:
         request.metrics_started = None
         elapsed = time.perf_counter() - started
         families = self.families
-        method = _method(request)
+        method = known_method(request.environ["REQUEST_METHOD"])
         families.active.labels(method).dec()
         labels = (method, self.routes[request.route_options].label, str(reply.status_code))
         families.duration.labels(*labels).observe(elapsed)
-        length = request.environ.get("CONTENT_LENGTH")
-        if length and length.isdigit():
-            families.request_size.labels(*labels).observe(int(length))
-        sent = reply.get_header("content-length")
-        if isinstance(sent, str) and sent.isdigit():
-            families.response_size.labels(*labels).observe(int(sent))
-
-
-def _method(request: Request) -> str:
-    method: str = request.environ["REQUEST_METHOD"]
-    return method if method in KNOWN_METHODS else OTHER_METHOD
+        received = byte_count(request.environ.get("CONTENT_LENGTH"))
+        if received is not None:
+            families.request_size.labels(*labels).observe(received)
+        sent = byte_count(reply.get_header("content-length"))
+        if sent is not None:
+            families.response_size.labels(*labels).observe(sent)
 
 
 class _Endpoint:

@@ -628,7 +628,8 @@ def _is_content_map(schema: JSONData) -> TypeGuard[dict[str, Any]]:
 
 
 def _is_item_content_map(schema: JSONData) -> TypeGuard[dict[str, Any]]:
-    """A response ``content`` map of which some entry gives an ``itemSchema`` (a typed stream)."""
+    """A response ``content`` map: each entry gives a ``schema``, an ``itemSchema`` (a typed
+    stream), or both."""
     if not isinstance(schema, dict):
         return False
     content: JSONData = schema.get("content")
@@ -773,10 +774,7 @@ class _OperationBuilder:
         for key, entry in declared.items():
             status = str(key).lower()
             status = status.replace("xx", "XX")
-            if _is_content_map(entry):
-                content = {media_type: {"schema": self._document_schema(item["schema"], f"response{status}")}
-                           for media_type, item in entry["content"].items()}
-            elif _is_item_content_map(entry):
+            if _is_item_content_map(entry):
                 content = {media_type: self._media_type_object(media_type, item, status)
                            for media_type, item in entry["content"].items()}
             elif entry is None:

@@ -96,7 +96,8 @@ from opentelemetry.propagators.textmap import Getter, TextMapPropagator
 from opentelemetry.trace import INVALID_SPAN, NoOpTracer, ProxyTracer, SpanKind, Status, StatusCode
 
 from framework import Context, Reply, Request, plugin
-from framework.plugins._http_routes import KNOWN_METHODS, OTHER_METHOD, RouteTable, excluded, route_template
+from framework.plugins._http_routes import (DURATION_BUCKETS, OTHER_METHOD, SIZE_BUCKETS, RouteTable, byte_count,
+                                            excluded, known_method, route_template)
 
 if TYPE_CHECKING:
     class _TracedRequest(Request):
@@ -111,9 +112,6 @@ _OPTIONS = ("tracer_provider", "meter_provider", "metrics", "lifecycle_spans")
 _INPUT_SCHEMAS = ("body", "querystring", "params", "headers")
 _IGNORED = ("prefix",)
 _SCOPE = "framework.plugins.otel"
-# The semantic conventions' advice for http.server.request.duration (seconds).
-_DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10)
-_SIZE_BUCKETS = (0, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000)
 
 
 class OtelOptionsError(ValueError):
@@ -218,7 +216,7 @@ class _Route:
 def _split_host(host: str) -> tuple[str, int | None]:
     """``server.address`` and ``server.port`` from a ``Host`` value (``[::1]:80`` included)."""
     address, colon, port = host.rpartition(":")
-    if colon and port.isdigit() and not address.endswith(":"):
+    if colon and port.isascii() and port.isdigit() and not address.endswith(":"):  # ("²".isdigit(): int refuses it)
         return address.strip("[]"), int(port)
     return host.strip("[]"), None
 
@@ -256,16 +254,16 @@ class _Telemetry:
         self.meter = meter
         self.duration = meter.create_histogram(
             "http.server.request.duration", unit="s", description="Duration of HTTP server requests.",
-            explicit_bucket_boundaries_advisory=_DURATION_BUCKETS)
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS)
         self.active = meter.create_up_down_counter(
             "http.server.active_requests", unit="{request}",
             description="Number of active HTTP server requests.")
         self.request_size = meter.create_histogram(
             "http.server.request.body.size", unit="By", description="Size of HTTP server request bodies.",
-            explicit_bucket_boundaries_advisory=_SIZE_BUCKETS)
+            explicit_bucket_boundaries_advisory=SIZE_BUCKETS)
         self.response_size = meter.create_histogram(
             "http.server.response.body.size", unit="By", description="Size of HTTP server response bodies.",
-            explicit_bucket_boundaries_advisory=_SIZE_BUCKETS)
+            explicit_bucket_boundaries_advisory=SIZE_BUCKETS)
         self.routes = RouteTable(_Route)
 
     def on_request(self, request: "_TracedRequest", reply: Reply) -> None:
@@ -275,7 +273,7 @@ class _Telemetry:
             return
         environ = request.environ
         method = environ["REQUEST_METHOD"]
-        known = method if method in KNOWN_METHODS else OTHER_METHOD
+        known = known_method(method)
         scheme = request.protocol
         # What a sampler sees when the span starts; the rest only if the span records
         # (with the API alone and no SDK, it does not: nothing more is read).
@@ -363,12 +361,12 @@ class _Telemetry:
             if error_type is not None:
                 attributes["error.type"] = error_type
             self.duration.record(elapsed, attributes)
-            length = request.environ.get("CONTENT_LENGTH")
-            if length and length.isdigit():
-                self.request_size.record(int(length), attributes)
-            sent = reply.get_header("content-length")
-            if isinstance(sent, str) and sent.isdigit():
-                self.response_size.record(int(sent), attributes)
+            received = byte_count(request.environ.get("CONTENT_LENGTH"))
+            if received is not None:
+                self.request_size.record(received, attributes)
+            sent = byte_count(reply.get_header("content-length"))
+            if sent is not None:
+                self.response_size.record(sent, attributes)
 
 
 class _LifecycleSpans:

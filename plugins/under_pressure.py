@@ -275,9 +275,17 @@ _P99_METRIC = ("framework_pressure_p99_latency_seconds",
 _REFUSED_METRIC = ("framework_pressure_refused", "Requests under_pressure refused, by the limit that refused them.")
 
 
-def _largest(figures: list[float | None]) -> float:
-    known = [figure for figure in figures if figure is not None]
-    return max(known) if known else math.nan
+def _figures(pressures: list[Pressure]) -> tuple[int, float | None, float | None]:
+    """The in-flight requests, the memory and the p99 latency over some registrations:
+    the sum, the largest known figure (``NaN``: watched, none known yet), ``None``: not
+    watched by any."""
+    def largest(figures: list[float | None]) -> float:
+        known = [figure for figure in figures if figure is not None]
+        return max(known) if known else math.nan
+
+    rss = [float(p.rss_bytes) if p.rss_bytes is not None else None for p in pressures if p.read_rss is not None]
+    p99 = [p.p99_latency for p in pressures if p.max_p99_latency is not None]
+    return (sum(p.in_flight for p in pressures), largest(rss) if rss else None, largest(p99) if p99 else None)
 
 
 class _Export:
@@ -297,13 +305,8 @@ class _Export:
             counts.append(self.refused.labels(limit).inc)
 
     def figures(self) -> tuple[int, float | None, float | None]:
-        """The in-flight requests, the memory and the p99 latency over the registrations
-        (``None``: not watched by any)."""
-        pressures = list(self.pressures)
-        rss = [p.rss_bytes for p in pressures if p.read_rss is not None]
-        p99 = [p.p99_latency for p in pressures if p.max_p99_latency is not None]
-        return (sum(p.in_flight for p in pressures), _largest([float(v) if v is not None else None for v in rss])
-                if rss else None, _largest(p99) if p99 else None)
+        """The in-flight requests, the memory and the p99 latency over the registrations."""
+        return _figures(list(self.pressures))
 
 
 class _RegistryExport(_Export):
@@ -402,30 +405,23 @@ class _OtelExport:
         pressures = list(self.pressures)
         for pressure in pressures:
             pressure.refresh()
-        rss = [float(p.rss_bytes) if p.rss_bytes is not None else None for p in pressures if p.read_rss is not None]
-        p99 = [p.p99_latency for p in pressures if p.max_p99_latency is not None]
-        known_rss = [value for value in rss if value is not None]
-        known_p99 = [value for value in p99 if value is not None]
-        return (sum(p.in_flight for p in pressures), max(known_rss) if known_rss else None,
-                max(known_p99) if known_p99 else None)
+        return _figures(pressures)
 
-    # The callbacks: an observation, or none when not watched or too few samples.
+    # The callbacks: an observation, or none when not watched or too few samples (NaN).
     def in_flight(self, options: Any) -> list[Any]:
-        from opentelemetry.metrics import Observation
-
-        return [Observation(self.figures()[0])]
+        return _observed(self.figures()[0])
 
     def rss(self, options: Any) -> list[Any]:
-        from opentelemetry.metrics import Observation
-
-        value = self.figures()[1]
-        return [] if value is None else [Observation(value)]
+        return _observed(self.figures()[1])
 
     def p99(self, options: Any) -> list[Any]:
-        from opentelemetry.metrics import Observation
+        return _observed(self.figures()[2])
 
-        value = self.figures()[2]
-        return [] if value is None else [Observation(value)]
+
+def _observed(value: float | None) -> list[Any]:
+    from opentelemetry.metrics import Observation
+
+    return [] if value is None or math.isnan(value) else [Observation(value)]
 
 
 _otel_exports: "weakref.WeakKeyDictionary[Any, _OtelExport]" = weakref.WeakKeyDictionary()

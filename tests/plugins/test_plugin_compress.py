@@ -225,6 +225,20 @@ def test_two_codings_are_undone_in_reverse_order():
     assert answer.json() == {"size": 10000}
 
 
+def test_five_codings_are_undone_and_a_longer_chain_is_a_415():
+    body = DOC
+    for _ in range(5):
+        body = gzip.compress(body)
+    headers = {"content-type": "application/json", "content-encoding": "gzip, " * 4 + "gzip"}
+    assert echo_app().inject(method="POST", url="/echo", body=body, headers=headers).json() == {"size": 10000}
+    for _ in range(395):  # each coding a decoder reading the next: it was a RecursionError, a 500
+        body = gzip.compress(body)
+    answer = echo_app().inject(method="POST", url="/echo", body=body, headers={
+        "content-type": "application/json", "content-encoding": ", ".join(["gzip"] * 400)})
+    assert answer.status_code == 415 and answer.json()["code"] == "FST_COMPRESS_UNSUPPORTED_CONTENT_ENCODING"
+    assert "400 codings" in answer.json()["message"]
+
+
 def test_concatenated_gzip_members_are_one_body():
     body = gzip.compress(DOC[:5000]) + gzip.compress(DOC[5000:])
     answer = echo_app().inject(method="POST", url="/echo", body=body,

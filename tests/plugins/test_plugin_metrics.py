@@ -53,6 +53,17 @@ def test_the_endpoint_reports_requests_per_route_template_and_status():
     assert set(samples(app, "http_server_active_requests").values()) == {0.0}
 
 
+def test_a_content_length_of_other_digits_than_ascii_ones_is_not_a_size(caplog):
+    app, _ = measured()
+    app.get("/items", lambda request, reply: {"ok": True})
+    with caplog.at_level("ERROR", logger="framework"):
+        response = app.inject(url="/items", headers={"content-length": "\u00b2"})  # "²".isdigit(), int() refuses it
+    assert response.status_code == 200 and not caplog.records
+    assert samples(app, "http_server_request_body_size_bytes_count") == {}
+    counts = samples(app, "http_server_response_body_size_bytes_count")
+    assert counts == {(("method", "GET"), ("route", "/items"), ("status", "200")): 1.0}
+
+
 def test_openmetrics_when_the_scraper_asks_for_it():
     app, _ = measured()
     response = app.inject(url="/metrics", headers={"accept": "application/openmetrics-text; version=1.0.0"})

@@ -72,6 +72,18 @@ def test_a_3_1_document_falls_back_to_the_registered_extension_beside_an_array_s
         "schema": {"type": "array", "items": row}, "x-oai-itemSchema": row}}
 
 
+def test_an_entry_with_both_a_schema_and_an_item_schema_keeps_both():
+    app = Framework()
+    app.register(openapi, info={"title": "t", "version": "1"}, openapi_version="3.2.0")
+    app.get("/both", {"schema": {"response": {200: {"content": {"application/jsonl": {
+        "schema": {"type": "array", "items": ITEM}, "itemSchema": ITEM}}}}}}, lambda request, reply: iter(()))
+    app.ready()
+    document = app.openapi()
+    validate(document)
+    assert content(document, "/both") == {"application/jsonl": {"schema": {"type": "array", "items": ITEM},
+                                                                "itemSchema": ITEM}}
+
+
 def test_a_3_2_document_without_streams_is_valid_too():
     app = Framework()
     app.register(openapi, info={"title": "t", "version": "1"}, openapi_version="3.2.0")

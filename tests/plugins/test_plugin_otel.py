@@ -75,6 +75,23 @@ def test_many_paths_of_one_route_share_one_name(spans):
     assert {span.name for span in spans.get_finished_spans()} == {"GET /users/:name"}
 
 
+def test_a_host_or_content_length_with_other_digits_than_ascii_ones(spans):
+    reader = InMemoryMetricReader()
+    app = Framework()
+    app.register(otel, tracer_provider=spans.provider, meter_provider=MeterProvider(metric_readers=[reader]))
+    app.get("/items", lambda request, reply: "hi")
+    # "²".isdigit() is true, and int() refuses it: the port and the size are left out, not a 500.
+    response = app.inject(url="/items", headers={"host": "api.example:\u00b2", "content-length": "\u00b2"})
+    assert response.status_code == 200
+    span = only(spans)
+    assert span.attributes["server.address"] == "api.example:\u00b2" and "server.port" not in span.attributes
+    points = {metric.name: metric.data.data_points
+              for resource in reader.get_metrics_data().resource_metrics
+              for scope in resource.scope_metrics for metric in scope.metrics}
+    assert "http.server.request.body.size" not in points
+    assert sum(point.count for point in points["http.server.response.body.size"]) == 1
+
+
 def test_the_request_id_is_the_one_echoed(spans):
     app = traced(spans, request_id_header="x-request-id")
     app.get("/", lambda request, reply: "ok")
