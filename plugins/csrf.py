@@ -97,7 +97,7 @@ def _session_of(request: Request) -> dict[str, Any]:
 
 
 def _same(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), expected.encode("utf-8", "surrogateescape"))
+    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))
 
 
 class _Csrf:

@@ -238,7 +238,14 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
     def cookies(self) -> dict[str, str]:
         """The ``Cookie`` header's cookies, by name."""
         from werkzeug.http import parse_cookie
-        return dict(parse_cookie(self.environ.get("HTTP_COOKIE", "")))
+        header: str = self.environ.get("HTTP_COOKIE", "")
+        try:
+            return dict(parse_cookie(header))
+        except UnicodeDecodeError:
+            # Bytes that are not UTF-8 (WSGI gives header bytes as latin-1): each such byte
+            # reads as U+FFFD, as a browser would show it; the other cookies stay readable.
+            readable = header.encode("latin-1").decode("utf-8", "replace").encode("utf-8").decode("latin-1")
+            return dict(parse_cookie(readable))
 
     def signed_cookie(self, name: str) -> str | None:
         """The value of cookie ``name`` as ``reply.set_cookie(name, value, signed=True)``
