@@ -229,3 +229,16 @@ def test_the_inlined_request_and_reply_are_built_as_their_constructors_build_the
     assert seen["request"].keys() == seen["built_request"].keys()
     assert seen["reply"].keys() == seen["built_reply"].keys()
     assert seen["request"]["params"] == {"id": "1"} and seen["reply"]["_headers"] == {}
+
+
+@pytest.mark.parametrize("method", ["GET", "PROPFIND"])  # the inlined JSON answer, and Reply.render's
+@pytest.mark.parametrize("schema", [{}, {"response": {200: {"type": "object", "properties": {"a": {"type": "integer"}}}}}])
+def test_a_serializer_the_handler_set_writes_the_dict_it_returns(method, schema):
+    def handler(request, reply):
+        reply.serializer(lambda payload: "custom:" + ",".join(sorted(payload)))
+        return {"a": 1}
+
+    app = Framework()
+    app.route(method, "/s", handler, schema=schema)
+    response = app.inject(method=method, url="/s")
+    assert (response.status_code, response.text) == (200, "custom:a")
