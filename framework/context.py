@@ -213,19 +213,15 @@ class Context:
     def scope(self) -> Scope:
         """What this context's routes see: classes with the visible decorators, parsers,
         shared schemas, compilers, error handlers and hooks."""
-        handlers: list[Callable[..., Any]] = []
-        context: Context | None = self
-        while context is not None:
-            if context._error_handler is not None:
-                handlers.append(context._error_handler)
-            context = context._parent
+        lineage = self._lineage()
+        handlers = tuple(context._error_handler for context in lineage if context._error_handler is not None)
         response_serializers: dict[str, MediaTypeSerializer] = {}
-        for ancestor in reversed(self._lineage()):
+        for ancestor in reversed(lineage):
             response_serializers.update(ancestor._response_serializers)
         return Scope(self._decorators.request_class, self._decorators.reply_class, self._parsers,
                      self._schemas.all(), self._inherited("_validator_compiler"),
                      self._inherited("_serializer_compiler"), self._inherited("_schema_error_formatter"),
-                     tuple(handlers), self._hooks.collect, response_serializers)
+                     handlers, self._hooks.collect, response_serializers)
 
     def _lineage(self) -> list["Context"]:
         """This context and its ancestors, this one first."""

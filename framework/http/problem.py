@@ -17,7 +17,7 @@ PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
 #: RFC 9457 4.2.1: no semantics beyond the status code's (``code`` says which error).
 ABOUT_BLANK = "about:blank"
 #: What may stay unescaped in a path (RFC 3986 ``pchar`` and ``/``).
-_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+PATH_SAFE = "/:@!$&'()*+,;=-._~"
 
 
 class Problem(dict[str, Any]):
@@ -67,4 +67,4 @@ def problem_instance(environ: Mapping[str, Any]) -> str:
     ``PATH_INFO``, percent-encoded again), without the query string, which may carry secrets."""
     path = f"{environ.get('SCRIPT_NAME') or ''}{environ.get('PATH_INFO') or '/'}"
     # PEP 3333: the environ's paths are the request's bytes read as latin-1.
-    return quote(path, safe=_PATH_SAFE, encoding="latin-1", errors="replace")
+    return quote(path, safe=PATH_SAFE, encoding="latin-1", errors="replace")

@@ -29,6 +29,7 @@ import orjson
 
 from ..errors import SchemaValidationFailure, SerializationError
 from ..http import encoding
+from ..schemas.store import escape_token, unescape_token
 from ..serialization.runtime import as_mapping
 from ..undefined import UNDEFINED
 
@@ -209,7 +210,7 @@ def _error_pointer(record: Mapping[str, Any]) -> str:
     pointer = str(record.get("instance_path", ""))
     params: Mapping[str, Any] = record.get("params") or {}
     name: object = params.get("additionalProperty", params.get("missingProperty"))
-    return f"{pointer}/{_escape(str(name))}" if name is not None else pointer
+    return f"{pointer}/{escape_token(name)}" if name is not None else pointer
 
 
 def _dropped(value: Any, sent: Any) -> Iterator[tuple[str, str]]:
@@ -225,10 +226,10 @@ def _dropped(value: Any, sent: Any) -> Iterator[tuple[str, str]]:
             sent_members: dict[str, Any] = sent
             for key, item in members.items():
                 if key not in sent_members:
-                    token = _escape(key)
+                    token = escape_token(key)
                     yield f"{pointer}/{token}", f"{place}/{token}"
                 elif item.__class__ is dict or item.__class__ is list:  # (nothing is dropped inside a scalar)
-                    token = _escape(key)
+                    token = escape_token(key)
                     pending.append((item, sent_members[key], f"{pointer}/{token}", f"{place}/{token}"))
         elif kind is list and sent_kind is list:
             items: list[Any] = value
@@ -251,15 +252,7 @@ def _template(value: Any, pointer: str) -> str:
         else:
             parts.append(token)
             members: dict[str, Any] = value if kind is dict else {}
-            value = members.get(_unescape(token))
+            value = members.get(unescape_token(token))
     return "/" + "/".join(parts) if parts else ""
 
 
-def _escape(key: str) -> str:
-    if "~" in key or "/" in key:
-        return key.replace("~", "~0").replace("/", "~1")
-    return key
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")

@@ -232,9 +232,10 @@ def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
 def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
     """The common answer inlined: a dict or list the handler returned, not sent, with a 2xx
     status (not 204), as JSON (plain, or by the response schema of an exact status), when
-    no hook shapes or follows the reply, the route answers only JSON (no content
-    negotiation) and the request cannot be a HEAD request. Anything
-    else, and any failure to encode, goes to ``Reply.render`` (which reads the same reply state)."""
+    the handler set no ``reply.serializer``, no hook shapes or follows the reply, the route
+    answers only JSON (no content negotiation) and the request cannot be a HEAD request.
+    Anything else, and any failure to encode, goes to ``Reply.render`` (which reads the
+    same reply state)."""
     if (route.method not in _NEVER_HEAD or route.pre_serialization or route.on_send or route.on_response
             or route.negotiation is not None):  # (Reply.render chooses the media type from Accept)
         return
@@ -249,12 +250,13 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
         return
     line = writer.line
     line("kind = result.__class__", "# the JSON answer, with nothing around it to run")
-    with line("if (kind is dict or kind is list) and not reply.sent:"):
+    # (reply.serializer(fn) set by the handler: Reply.render calls fn.)
+    with line("if (kind is dict or kind is list) and not reply.sent and reply._serializer is None:"):
         if by_status:
             # (The reply's own state, read as Reply.render reads it: this is its first branch.)
             line(f"found = {writer.name(by_status, 'response_schemas')}.get(reply.status_code)",
                  "# the 2xx response schema of the status")
-            with line("if found is not None and reply._serializer is None:"):
+            with line("if found is not None:"):
                 with line("try:"):
                     line("body = found[0](result)")
                 with line("except Exception:"):

@@ -329,7 +329,7 @@ class Reply:
         nothing was sent; an exception always wins."""
         if not self.sent:
             kind = type(result)
-            if (kind is dict or kind is list) and self._route.plain_json:
+            if (kind is dict or kind is list) and self._route.plain_json and self._serializer is None:
                 status = self.status_code
                 if 200 <= status < 300 and status != 204 and self.request.environ["REQUEST_METHOD"] != "HEAD":
                     # The common answer, with nothing around it to run: JSON, straight out.

@@ -13,6 +13,7 @@ from urllib.parse import quote
 from typing_extensions import TypeVar
 
 from ..http.media_types import parse_query_string
+from ..http.problem import PATH_SAFE
 from ..http.proxy import direct_forwarded
 from .request_log import RequestLogger
 
@@ -194,7 +195,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
         if raw:
             return raw
         query_string = self.environ.get("QUERY_STRING")
-        path = quote(self.path, safe="/:@!$&'()*+,;=-._~")
+        path = quote(self.path, safe=PATH_SAFE)
         return f"{path}?{query_string}" if query_string else path
 
     @lazy

@@ -206,3 +206,39 @@ def test_a_status_class_response_schema_is_inlined_too():
     response = app.inject(url="/classed")
     assert (response.status_code, response.json()) == (201, {"id": 1})
     assert response.headers["content-type"] == "application/json; charset=utf-8"
+
+
+def test_the_inlined_request_and_reply_are_built_as_their_constructors_build_them():
+    # The entry inlines Request.__init__ and Reply.__init__ (a call less each): an attribute
+    # one of them gains must be set by the entry too.
+    from framework.lifecycle.reply import Reply
+    from framework.lifecycle.request import Request
+
+    seen = {}
+
+    def handler(request, reply):
+        seen["request"], seen["reply"] = dict(vars(request)), dict(vars(reply))
+        built = Request(request.environ, request.params, request._route)
+        seen["built_request"], seen["built_reply"] = vars(built), vars(Reply(built, reply._route))
+        return {"ok": True}
+
+    app = Framework()
+    app.get("/items/:id", handler)
+    assert "new(" in entry_of(app, "GET", "/items/1")  # (the inlined form)
+    assert app.inject(url="/items/1").json() == {"ok": True}
+    assert seen["request"].keys() == seen["built_request"].keys()
+    assert seen["reply"].keys() == seen["built_reply"].keys()
+    assert seen["request"]["params"] == {"id": "1"} and seen["reply"]["_headers"] == {}
+
+
+@pytest.mark.parametrize("method", ["GET", "PROPFIND"])  # the inlined JSON answer, and Reply.render's
+@pytest.mark.parametrize("schema", [{}, {"response": {200: {"type": "object", "properties": {"a": {"type": "integer"}}}}}])
+def test_a_serializer_the_handler_set_writes_the_dict_it_returns(method, schema):
+    def handler(request, reply):
+        reply.serializer(lambda payload: "custom:" + ",".join(sorted(payload)))
+        return {"a": 1}
+
+    app = Framework()
+    app.route(method, "/s", handler, schema=schema)
+    response = app.inject(method=method, url="/s")
+    assert (response.status_code, response.text) == (200, "custom:a")
