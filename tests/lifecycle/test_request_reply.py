@@ -161,3 +161,12 @@ def test_request_ids_increase_and_logs_carry_them(caplog):
     assert first != second and first.rsplit("-", 1)[0] == second.rsplit("-", 1)[0]
     assert int(first.rsplit("-", 1)[1], 16) < int(second.rsplit("-", 1)[1], 16)
     assert [r.req_id for r in caplog.records if r.getMessage() == "inside"] == [first, second]
+
+
+def test_cookie_bytes_that_are_not_utf8_read_as_replacement_characters_never_a_500():
+    app = Framework()
+    app.get("/c", lambda request, reply: request.cookies)
+    # WSGI gives header bytes as latin-1 text: \xff\xfe is not UTF-8, \xc3\xa9 is "é".
+    answer = app.inject(url="/c", headers={"Cookie": "session=\xff\xfe; a=b; name=caf\xc3\xa9"})
+    assert answer.status_code == 200
+    assert answer.json() == {"session": "\ufffd\ufffd", "a": "b", "name": "café"}
