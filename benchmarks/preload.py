@@ -1,6 +1,6 @@
 """Memory of gunicorn workers with and without ``--preload``: ``python -m benchmarks.preload``.
 
-The app is S5's (``benchmarks/startup.py``): 1,000 routes with distinct body and
+The app is S5's (``benchmarks/s5_app.py``, as ``benchmarks/startup.py`` times it): 1,000 routes with distinct body and
 response schemas (``--mode shared``: one shared schema), readied at import. gunicorn
 (sync workers, ``-w 4`` by default) serves it on a free loopback port, once with
 ``--preload`` (the master imports and readies the app once, then forks its workers,
@@ -32,22 +32,10 @@ from benchmarks.startup import route_table
 
 APP_MODULE = r'''
 import json, os
-from framework import Framework
+from benchmarks.s5_app import build
 
 with open(os.environ["PRELOAD_TABLE"]) as fh:
-    table = json.load(fh)
-app = Framework()
-if table["shared"]:
-    app.add_schema(table["shared"])
-
-
-def handler(request, reply):
-    return request.body
-
-
-for route in table["routes"]:
-    app.post(route["url"], {"schema": {"body": route["body"],
-                                       "response": {int(k): v for k, v in route["response"].items()}}}, handler)
+    app = build(json.load(fh))
 app.ready()
 '''
 
