@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 
+from benchmarks.http import free_port
 from benchmarks.startup import route_table
 
 APP_MODULE = r'''
@@ -38,12 +39,6 @@ with open(os.environ["PRELOAD_TABLE"]) as fh:
     app = build(json.load(fh))
 app.ready()
 '''
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _children(pid: int) -> list[int]:
@@ -76,7 +71,7 @@ def _answers(port: int) -> bool:
 
 def measure(directory: str, workers: int, preload: bool, timeout: float = 300.0) -> dict[str, float]:
     """Start gunicorn on the app in ``directory``; the totals once every worker has booted."""
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", f"127.0.0.1:{port}",
             "--timeout", "600", "--log-level", "warning"]
     if preload:
