@@ -107,4 +107,4 @@ def version(script: str) -> str:
         with open(path) as fh:
             return json.load(fh)["version"]
     except (OSError, ValueError, KeyError):
-        return "4.29"
+        return FASTIFY_VERSION

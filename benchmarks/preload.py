@@ -1,6 +1,6 @@
 """Memory of gunicorn workers with and without ``--preload``: ``python -m benchmarks.preload``.
 
-The app is S5's (``benchmarks/startup.py``): 1,000 routes with distinct body and
+The app is S5's (``benchmarks/s5_app.py``, as ``benchmarks/startup.py`` times it): 1,000 routes with distinct body and
 response schemas (``--mode shared``: one shared schema), readied at import. gunicorn
 (sync workers, ``-w 4`` by default) serves it on a free loopback port, once with
 ``--preload`` (the master imports and readies the app once, then forks its workers,
@@ -28,34 +28,17 @@ import sys
 import tempfile
 import time
 
+from benchmarks.http import free_port
 from benchmarks.startup import route_table
 
 APP_MODULE = r'''
 import json, os
-from framework import Framework
+from benchmarks.s5_app import build
 
 with open(os.environ["PRELOAD_TABLE"]) as fh:
-    table = json.load(fh)
-app = Framework()
-if table["shared"]:
-    app.add_schema(table["shared"])
-
-
-def handler(request, reply):
-    return request.body
-
-
-for route in table["routes"]:
-    app.post(route["url"], {"schema": {"body": route["body"],
-                                       "response": {int(k): v for k, v in route["response"].items()}}}, handler)
+    app = build(json.load(fh))
 app.ready()
 '''
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _children(pid: int) -> list[int]:
@@ -88,7 +71,7 @@ def _answers(port: int) -> bool:
 
 def measure(directory: str, workers: int, preload: bool, timeout: float = 300.0) -> dict[str, float]:
     """Start gunicorn on the app in ``directory``; the totals once every worker has booted."""
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, "-m", "gunicorn", "-w", str(workers), "-b", f"127.0.0.1:{port}",
             "--timeout", "600", "--log-level", "warning"]
     if preload:

@@ -11,6 +11,7 @@ import statistics
 
 from benchmarks import contenders
 from benchmarks.scenarios import TIMED
+from benchmarks.startup import FASTIFY_VERSION
 
 TITLES = {key: scenario.title for key, scenario in TIMED.items()}
 
@@ -179,7 +180,7 @@ def fastify_report(res, keys):
     """Fastify on Node against ours and the hand-written twin on granian, one worker each."""
     if FASTIFY not in res["rows"]:
         return f"HTTP against Fastify: {res['status'].get(FASTIFY, 'not run')}"
-    version = res.get("fastify_version") or "4.29"
+    version = res.get("fastify_version") or FASTIFY_VERSION
     rows = [(f"{key} {TITLES[key]}", rate(_rps(res, FASTIFY, key)),
              rate(_rps(res, "ours @ granian-1", key)),
              fx(_ratio(res, "ours @ granian-1", FASTIFY, key)),
