@@ -279,11 +279,13 @@ class Reply:
 
     def problem(self, status: int, detail: str | None = None, *, title: str | None = None,
                 type: str = "about:blank", instance: str | None = None,  # noqa: A002 (the RFC's member name)
-                **members: Any) -> Self:
+                extensions: Mapping[str, Any] | None = None, **members: Any) -> Self:
         """Send an RFC 9457 problem document (a :class:`~framework.Problem`, made from these
         arguments): ``application/problem+json`` with ``status`` as the reply's status, and
-        the request's path as ``instance`` unless given. Other keywords are extension members."""
-        return self.send(Problem(status, detail, title=title, type=type, instance=instance, extensions=members))
+        the request's path as ``instance`` unless given. Other keywords are extension members,
+        as are the items of ``extensions`` (for names that are not Python identifiers)."""
+        return self.send(Problem(status, detail, title=title, type=type, instance=instance,
+                                 extensions=extensions, **members))
 
     @property
     def payload(self) -> Any:

@@ -297,12 +297,16 @@ def test_problems_are_problems_in_either_style(errors):
 
     app.get("/shared", lambda request, reply: shared)
     app.get("/reply", lambda request, reply: reply.code(200).problem(410, "gone for good", instance="/items/7"))
+    app.get("/members", lambda request, reply: reply.problem(409, "taken", extensions={"taken-by": "ann"}, retry=False))
     app.get("/credit", credit)
     assert problem(app.inject(url="/shared"), 402) == {
         "type": "about:blank", "title": "Payment Required", "status": 402, "detail": "no credit left",
         "instance": "/shared", "balance": 0}
     assert "instance" not in shared  # the problem sent is not changed
     assert problem(app.inject(url="/reply"), 410)["instance"] == "/items/7"
+    assert problem(app.inject(url="/members"), 409) == {
+        "type": "about:blank", "title": "Conflict", "status": 409, "detail": "taken", "instance": "/members",
+        "taken-by": "ann", "retry": False}
     response = app.inject(url="/credit")
     assert problem(response, 403) == {
         "type": "https://example.com/probs/credit", "title": "Forbidden", "status": 403,
