@@ -162,6 +162,12 @@ class CompiledRoute(Generic[ContextT]):
             *((own_error_handler,) if own_error_handler is not None else ()), *scope.error_handlers,
             state.error_style.error_handler))
 
+        before_validation: list[Any] = [  # objects whose __call__ is a Step
+            EchoRequestId(state.request_id_header) if state.request_id_header else None,
+            LogIncoming() if state.request_logging else None,
+            HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
+            HookPhase("pre_parsing", hooks["pre_parsing"]) if hooks["pre_parsing"] else None,
+        ]
         body: BodyParsing | None = None
         if parse_body and not route.options.get("mount") and (route.method in BODY_METHODS or route.method in OPTIONAL_BODY_METHODS):
             body = BodyParsing(scope.parsers, route.options.get("body_limit") or state.body_limit,
@@ -170,7 +176,9 @@ class CompiledRoute(Generic[ContextT]):
         validation = compile_input_validation(
             route, state.validator_engine().compile, route.options.get("validator_compiler") or scope.validator_compiler,
             route.options.get("schema_error_formatter") or scope.schema_error_formatter, scope.schemas,
-            scope.parsers, state.max_body_depth)
+            scope.parsers, state.max_body_depth,
+            # (Nothing runs before validation: it reads the inputs as parsed.)
+            as_parsed=body is None and not any(before_validation) and not hooks["pre_validation"])
         serializer_compiler = route.options.get("serializer_compiler") or scope.serializer_compiler
         drift = (state.response_drift, state.validator_engine().compile) if state.response_drift else None
         self.serializers = compile_response_serializers(
@@ -179,11 +187,8 @@ class CompiledRoute(Generic[ContextT]):
         #: or ``None``: the route answers only JSON and never reads ``Accept``.
         self.negotiation = None if route.options.get("mount") else compile_negotiation(
             scope.response_serializers, self.serializers, bool(route.options.get("strict_accept")))
-        steps: list[Any] = [  # objects whose __call__ is a Step
-            EchoRequestId(state.request_id_header) if state.request_id_header else None,
-            LogIncoming() if state.request_logging else None,
-            HookPhase("on_request", hooks["on_request"]) if hooks["on_request"] else None,
-            HookPhase("pre_parsing", hooks["pre_parsing"]) if hooks["pre_parsing"] else None,
+        steps: list[Any] = [
+            *before_validation,
             body,
             HookPhase("pre_validation", hooks["pre_validation"]) if hooks["pre_validation"] else None,
             validation,

@@ -99,8 +99,6 @@ class _Writer:
         self.emitter = Emitter()
         self.constants = Constants(namespace)
         self.open: list[Any] = []
-        #: Application code (a hook, a parser, a request id function) has run on this request.
-        self.user_code_ran = False
 
     def line(self, code: str, note: str | None = None) -> Any:
         return self.emitter.line(code, note)
@@ -170,13 +168,10 @@ def _emit_step(writer: _Writer, bound: Callable[..., None]) -> None:
     line = writer.line
     step = getattr(bound, "__self__", bound)
     if isinstance(step, EchoRequestId):
-        writer.user_code_ran = True  # request.id may call gen_request_id
         line(f"reply.header({writer.name(step.header, 'header')}, request.id)", "# request_id_header")
     elif isinstance(step, LogIncoming):
-        writer.user_code_ran = True
         line(f"{writer.name(bound, 'log_incoming')}(request, reply)", "# request logging: incoming request")
     elif isinstance(step, HookPhase):
-        writer.user_code_ran = True
         for number, hook in enumerate(step.hooks, 1):
             line(f"returned = {writer.name(hook, step.name)}(request, reply)", f"# {step.name} hook {number}")
             with line("if returned.__class__ not in PLAIN_RESULTS and isawaitable(returned):"):
@@ -185,8 +180,6 @@ def _emit_step(writer: _Writer, bound: Callable[..., None]) -> None:
     elif isinstance(step, InputValidation) and _inlinable(step):
         _emit_validation(writer, step)
     else:  # body parsing, typed inputs, a validation step run as a whole
-        if not isinstance(step, InputValidation):
-            writer.user_code_ran = True  # a body parser of the application's
         line(f"{writer.name(bound, 'step')}(request, reply)", comment(type(step).__name__))
 
 
@@ -199,13 +192,17 @@ def _inlinable(validation: InputValidation) -> bool:
 def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
     line = writer.line
     step = writer.name(validation, "validation")
+    # One list for every part: a part that passed left it empty.
+    line("errors = []", "# the validation errors")
     for part, attribute, _, root, _, _ in validation.runs:
         validate = writer.name(root, f"validate_{attribute}")
-        if part == "params" and not writer.user_code_ran:
+        # The parts as parsed (what the validators were compiled for), unless a step ran
+        # before: it may have changed them.
+        if part == "params" and validation.as_parsed:
             data = "params"
-        elif part == "querystring" and not writer.user_code_ran:
+        elif part == "querystring" and validation.as_parsed:
             data = 'parse_query_string(environ.get("QUERY_STRING", ""))'
-        elif part == "headers" and not writer.user_code_ran:
+        elif part == "headers" and validation.as_parsed:
             data = "headers_from_environ(environ)"
         else:
             data = f"request.{attribute}"
@@ -214,8 +211,7 @@ def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
             line("media_type = request.media_type")
             block = line("if media_type is None or media_type.is_json:", "# a body of another media type: its own parser's")
             block.__enter__()
-        line("errors = []", f"# validate {part}")
-        with line("try:"):
+        with line("try:", f"# validate {part}"):
             line(f"value = {validate}({data}, \"\", errors)")
         with line("except Invalid:"):
             line("pass", "# raised once an error is recorded")

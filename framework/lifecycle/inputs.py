@@ -113,11 +113,15 @@ def _chosen_by_media_type(data: Any) -> Any:
 class InputValidation:
     """The lifecycle step that validates a route's inputs."""
 
-    __slots__ = ("parts", "runs", "formatter", "attach", "refused_media_types", "max_body_depth")
+    __slots__ = ("parts", "runs", "formatter", "attach", "refused_media_types", "max_body_depth", "as_parsed")
 
     def __init__(self, parts: tuple[PartValidator, ...], formatter: Formatter, attach: bool,
-                 refused_media_types: frozenset[str] = frozenset(), max_body_depth: int | None = None) -> None:
+                 refused_media_types: frozenset[str] = frozenset(), max_body_depth: int | None = None,
+                 as_parsed: bool = False) -> None:
         self.parts = parts
+        #: Nothing runs before this step: the params, query and headers it validates are
+        #: as the router and the environ gave them (its validators are compiled for that).
+        self.as_parsed = as_parsed
         #: Set when something recurses over the body (see the module's docstring).
         self.max_body_depth = max_body_depth
         #: Media types a built-in parser reads that the body schema does not cover: a 415.
@@ -195,13 +199,14 @@ class InputValidation:
 def compile_input_validation(route: DeclaredRoute, compile_default: Callable[..., Validate],
                              compiler: Callable[..., Any] | None, formatter: Formatter | None,
                              shared: dict[str, Any], parsers: "ContentTypeParsers | None" = None,
-                             max_body_depth: int = 128) -> InputValidation | None:
+                             max_body_depth: int = 128, as_parsed: bool = False) -> InputValidation | None:
     """The validation step of ``route`` (``None`` when it validates nothing).
 
-    ``compile_default(schema, shared=, http_part=)`` is the app's engine; ``compiler`` a
-    ``set_validator_compiler`` function that replaces it; ``parsers`` the route's
-    ``ContentTypeParsers`` (which media types only built-in parsers read);
-    ``max_body_depth`` the levels a body may nest where something recurses over it.
+    ``compile_default(schema, shared=, http_part=, as_parsed=)`` is the app's engine;
+    ``compiler`` a ``set_validator_compiler`` function that replaces it; ``parsers`` the
+    route's ``ContentTypeParsers`` (which media types only built-in parsers read);
+    ``max_body_depth`` the levels a body may nest where something recurses over it;
+    ``as_parsed`` that no step runs before this one (see ``ValidatorEngine.compile``).
     """
     schema = route.schema
     parts: list[PartValidator] = []
@@ -214,7 +219,8 @@ def compile_input_validation(route: DeclaredRoute, compile_default: Callable[...
             normalized = normalize_input_schema(raw, part)
             try:
                 if compiler is None:
-                    return compile_default(normalized, shared=shared, http_part=part)
+                    return compile_default(normalized, shared=shared, http_part=part,
+                                           as_parsed=as_parsed and part != "body")
                 return adapt_custom_validator(compiler(schema=normalized, method=route.method, url=route.url,
                                                        http_part=part))
             except Exception as error:
@@ -246,7 +252,7 @@ def compile_input_validation(route: DeclaredRoute, compile_default: Callable[...
         recurses_with_data(body_schema, shared) for body_schema in _body_schemas(schema["body"]))
     return InputValidation(tuple(parts), formatter or default_schema_error_formatter,
                            bool(route.options.get("attach_validation")), refused,
-                           max_body_depth if depth_checked else None)
+                           max_body_depth if depth_checked else None, as_parsed)
 
 
 def _body_schemas(schema: Any) -> list[Any]:

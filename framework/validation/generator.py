@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, NamedTuple, TypeAlias
 
 from ..schemas.codegen import Constants, Emitter, comment
 from . import runtime
@@ -48,8 +48,28 @@ KeywordCheck: TypeAlias = Callable[[Any, Any, Schema], bool]
 _DataPath: TypeAlias = tuple[tuple[str, str], ...]
 #: ``(container source, key source)``: where a coerced value is written back.
 _Slot: TypeAlias = tuple[str, str]
+
+
+class Shape(NamedTuple):
+    """What is known of a value before any keyword checks it: its type group (``"object"``,
+    ``"string"``...; ``None``: any), and the shapes of its property values and of its array items."""
+
+    type: str | None = None
+    values: "Shape | None" = None
+    items: "Shape | None" = None
+
+
+_STRING = Shape("string")
+#: The inputs as the framework parses them: path parameters and headers are a dict of
+#: strings, the query string a dict of strings and lists of strings.
+PARSED_SHAPES = {
+    "params": Shape("object", values=_STRING),
+    "headers": Shape("object", values=_STRING),
+    "querystring": Shape("object", values=Shape(items=_STRING)),
+}
+
 #: The per-block state :meth:`ValidatorCodeGenerator._save` returns.
-_State: TypeAlias = tuple[Any, str, _DataPath, str, _Slot | None, str, int, int, str | None]
+_State: TypeAlias = tuple[Any, str, _DataPath, str, _Slot | None, str, int, int, str | None, Shape | None]
 
 _TYPES = ("null", "boolean", "number", "integer", "string", "array", "object")
 _SCALARS = ("null", "boolean", "number", "integer", "string")
@@ -99,7 +119,8 @@ class ValidatorCodeGenerator:
 
     def __init__(self, definition: JSONValue, index: RefIndex, options: dict[str, Any],
                  formats: dict[str, Callable[[Any], bool]],
-                 keywords: dict[str, KeywordCheck | None], document: str = "") -> None:
+                 keywords: dict[str, KeywordCheck | None], document: str = "",
+                 shape: Shape | None = None) -> None:
         self._out = Emitter()
         self._fast_fail: bool = not options["all_errors"]
         # The schema of the block being generated (a dict inside the generate_* methods).
@@ -131,8 +152,8 @@ class ValidatorCodeGenerator:
         self._constants = Constants(self._globals)
         self._keep: list[Any] = []
         self._counter = 0
-        self._functions: dict[tuple[int, str, bool], str] = {}
-        self._queue: list[tuple[str, Any, str, str, bool]] = []
+        self._functions: dict[tuple[int, str, bool, Shape | None], str] = {}
+        self._queue: list[tuple[str, Any, str, str, bool, Shape | None]] = []
         # Per-block state (saved and restored around subschemas).
         self._path: _DataPath = ()
         self._spath = "#"
@@ -141,7 +162,10 @@ class ValidatorCodeGenerator:
         self._composite = 0
         self._static_blocks = 0
         self._known_type: str | None = None
-        self.root_name = self._function_for(definition, "", "#", False)
+        # What is known of the current value before its keywords check it (the root's
+        # ``shape``: an input as the framework parsed it); checks it settles are left out.
+        self._shape: Shape | None = None
+        self.root_name = self._function_for(definition, "", "#", False, shape)
 
     # ------------------------------------------------------------------ output
     def emit(self, line: str, note: str | None = None) -> AbstractContextManager[None]:
@@ -228,18 +252,19 @@ class ValidatorCodeGenerator:
             self.emit(f"{fn}_d(errors, {spec}, {where}, {dynamic or '{}'}, {dynamic_message or 'None'})", note)
 
     # ------------------------------------------------------------------ structure
-    def _function_for(self, node: Any, outer: str, spath: str, composite: bool) -> str:
-        key = (id(node), outer, composite)
+    def _function_for(self, node: Any, outer: str, spath: str, composite: bool, shape: Shape | None = None) -> str:
+        # (The root's function, made for its shape, is not the one a "$ref": "#" calls.)
+        key = (id(node), outer, composite, shape)
         name = self._functions.get(key)
         if name is None:
             name = "validate" if not self._functions else f"validate_{len(self._functions)}"
             self._functions[key] = name
-            self._queue.append((name, node, outer, spath, composite))
+            self._queue.append((name, node, outer, spath, composite, shape))
             self._keep.append(node)  # so that id() stays unique while compiling
         return name
 
     def generate_validation_function(self, name: str, node: Any, outer: str, spath: str,
-                                     composite: bool) -> None:
+                                     composite: bool, shape: Shape | None = None) -> None:
         """Generate ``def <name>(data, path, errors)`` validating against ``node``."""
         state = self._save()
         self._path, self._spath, self._slot, self._base = (), spath, None, outer
@@ -248,26 +273,27 @@ class ValidatorCodeGenerator:
         self._known_type = None
         self.emit("")
         with self.emit(f"def {name}(data, path, errors):", comment(spath)):
-            self.generate_func_code_block(node, "data")
+            self.generate_func_code_block(node, "data", shape=shape)
             self.emit("return data")
         self._restore(state)
 
     def _save(self) -> _State:
         return (self._definition, self._variable, self._path, self._spath, self._slot, self._base,
-                self._composite, self._static_blocks, self._known_type)
+                self._composite, self._static_blocks, self._known_type, self._shape)
 
     def _restore(self, state: _State) -> None:
         (self._definition, self._variable, self._path, self._spath, self._slot, self._base,
-         self._composite, self._static_blocks, self._known_type) = state
+         self._composite, self._static_blocks, self._known_type, self._shape) = state
 
     def generate_func_code_block(self, definition: JSONValue, variable: str, path: _DataPath | None = None,
                                  spath: str | None = None, slot: _Slot | None | Literal["same"] = "same",
-                                 clear_variables: bool = True) -> int:
+                                 clear_variables: bool = True, shape: Shape | None = None) -> int:
         """Validate ``variable`` against ``definition`` (a subschema at ``spath``, data at ``path``).
 
         ``slot`` is ``(container_source, key_source)`` where a coerced value is written
         back, ``None`` for a function's own ``data`` (returned), or ``"same"`` to keep
         the current one (subschemas applied to the same value: allOf, anyOf, ...).
+        ``shape`` is what is known of ``variable`` before the keywords check it.
         """
         state = self._save()
         self._definition, self._variable = definition, variable
@@ -277,7 +303,8 @@ class ValidatorCodeGenerator:
             self._spath = spath
         if slot != "same":
             self._slot = slot
-        self._known_type = None
+        self._shape = shape
+        self._known_type = shape.type if shape is not None else None
         start = len(self._out)
         self._out.pending_comment = comment(self._spath)
         try:
@@ -314,10 +341,13 @@ class ValidatorCodeGenerator:
                 if key in definition:
                     func(self)
                     count += 1
-                    if self._coerce and key in _SAME_VALUE_APPLICATORS:
-                        # A subschema may have coerced the value to another type
-                        # (["x"] -> "x"): the group guards are needed again.
-                        self._known_type = None
+                    if key in _SAME_VALUE_APPLICATORS:
+                        # A subschema may have filled defaults in, or coerced the value or
+                        # its members to another type (["x"] -> "x"): the group guards are
+                        # needed again.
+                        self._shape = None
+                        if self._coerce:
+                            self._known_type = None
                     break
         for name, check in self._keywords.items():
             if name in definition and check is not None:
@@ -326,8 +356,8 @@ class ValidatorCodeGenerator:
         return count
 
     def _sub(self, definition: JSONValue, variable: str, path: _DataPath | None = None, spath_suffix: str = "",
-             slot: _Slot | None | Literal["same"] = "same") -> None:
-        self.generate_func_code_block(definition, variable, path, self._spath + spath_suffix, slot)
+             slot: _Slot | None | Literal["same"] = "same", shape: Shape | None = None) -> None:
+        self.generate_func_code_block(definition, variable, path, self._spath + spath_suffix, slot, shape=shape)
 
     @contextmanager
     def _trial(self) -> Generator[None, None, None]:
@@ -379,12 +409,20 @@ class ValidatorCodeGenerator:
             type_list.append("null")
         if not type_list:
             return
+        known = self._known_type
+        if known is not None and known in type_list:
+            return  # the value's shape settles it (and nothing is coerced)
+        # With all_errors on, a failed check leaves the value as it was: below, the type is
+        # known only when a failed check stops validation.
+        self._known_type = None
         if len(type_list) == 1:
             negated = _NEGATED_CHECKS.get(type_list[0])
             condition = negated.format(v=var) if negated else f"not {_type_check(type_list[0], var)}"
         else:
             condition = "not (" + " or ".join(_type_check(kind, var) for kind in type_list) + ")"
-        with self.emit(f"if {condition}:"):
+        # A value known to be of another group (a parsed input's string) always fails the check.
+        fails = known is not None and known != "number"  # ("number" may be an integer)
+        with nullcontext() if fails else self.emit(f"if {condition}:"):
             if self._coerce:
                 where, suffix = self._path_split()
                 spec = ("type", self._spath + "/type", {"type": types}, english("type", {"type": types}), suffix)
@@ -394,7 +432,8 @@ class ValidatorCodeGenerator:
                 if type_list[0] in ("integer", "number"):
                     # Path and query integers arrive as digit strings: skip the runtime call.
                     # Only short ones: int() of a long digit string is quadratic (request data).
-                    with self.emit(f"if type({var}) is str and len({var}) <= 15 and {var}.isdigit() and {var}.isascii():"):
+                    is_str = "" if known == "string" else f"type({var}) is str and "
+                    with self.emit(f"if {is_str}len({var}) <= 15 and {var}.isdigit() and {var}.isascii():"):
                         self.emit(f"{target} = int({var})")
                     with self.emit("else:"):
                         self.emit(f"{target} = {helper}({var}, {plan}, errors, {where})")
@@ -721,9 +760,14 @@ class ValidatorCodeGenerator:
                                   (var, index))
             return
         index, element = self._var("index"), self._var("item")
+        start = len(self._out)
         with self._static_block():
             with self.emit(f"for {index}, {element} in enumerate({var}):"):
-                self._sub(items, element, self._path + (("i", index),), "/items", (var, index))
+                self._sub(items, element, self._path + (("i", index),), "/items", (var, index),
+                          self._shape.items if self._shape is not None else None)
+                checked = len(self._out) > start + 1
+        if not checked:  # the items' shape settles every check
+            self._out.truncate(start)
 
     def generate_contains(self) -> None:
         var, contains = self._variable, self._definition["contains"]
@@ -822,9 +866,15 @@ class ValidatorCodeGenerator:
             return
         where, suffix = self._path_split()
         spec = self.const(("required", self._spath + "/required", {}, "", suffix))
-        with self.emit(f"if not {var}.keys() >= {self.const(frozenset(required))}:"):
-            self.emit(f"_required(errors, {spec}, {where}, {var}, "
-                   f"{self.const(list(dict.fromkeys(required)))}, {self._fast_fail})")
+        names = list(dict.fromkeys(required))
+        if len(names) == 1:  # (a few look-ups cost less than a keys view against a set)
+            missing = f"{self.lit(names[0])} not in {var}"
+        elif len(names) <= 3:
+            missing = "not (" + " and ".join(f"{self.lit(name)} in {var}" for name in names) + ")"
+        else:
+            missing = f"not {var}.keys() >= {self.const(frozenset(required))}"
+        with self.emit(f"if {missing}:"):
+            self.emit(f"_required(errors, {spec}, {where}, {var}, {self.const(names)}, {self._fast_fail})")
 
     def generate_property_names(self) -> None:
         names, var = self._definition["propertyNames"], self._variable
@@ -915,6 +965,13 @@ class ValidatorCodeGenerator:
         properties: JSONValue = self._definition["properties"]
         if not isinstance(properties, dict):
             raise SchemaCompileError(f"properties must be an object at {self._spath}")
+        # The members' shape holds unless a default may stand in for a member, or
+        # ``dependencies`` (which runs first) may have coerced members.
+        members = self._shape.values if self._shape is not None and "dependencies" not in self._definition else None
+        # Past ``required`` (checked just before), its names are present when a missing one
+        # stops validation.
+        required = self._definition.get("required") if self._fast_fail else None
+        present = frozenset(required) if isinstance(required, list) else frozenset()
         for name, sub in properties.items():
             if sub is True or sub == {}:
                 continue
@@ -922,10 +979,11 @@ class ValidatorCodeGenerator:
                 raise SchemaCompileError(f"properties/{name!r} must be a schema at {self._spath}")
             key, value = self.lit(name), self._var("prop")
             start = len(self._out)
-            with self.emit(f"if {key} in {var}:"):
+            with nullcontext() if name in present else self.emit(f"if {key} in {var}:"):
                 self.emit(f"{value} = {var}[{key}]")
                 before = len(self._out)
-                self._sub(sub, value, self._path + (("s", name),), "/properties/" + ptr(name), (var, key))
+                shape = None if isinstance(sub, dict) and "default" in sub else members
+                self._sub(sub, value, self._path + (("s", name),), "/properties/" + ptr(name), (var, key), shape)
                 if len(self._out) == before:
                     self._out.truncate(start)
 

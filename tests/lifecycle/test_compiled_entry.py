@@ -112,6 +112,32 @@ def test_a_hook_that_changes_the_query_is_seen_by_validation():
     assert app.inject(url="/q?n=1").json() == {"n": 9}
 
 
+@pytest.mark.parametrize("hook", ["on_request", "pre_parsing", "pre_validation"])
+def test_inputs_a_hook_may_have_changed_are_validated_as_any_data(hook):
+    # Without a step before validation, the validators are compiled for the inputs as parsed
+    # (strings) and given them directly; after a hook, anything the hook put there.
+    schema = {"params": {"type": "object", "properties": {"id": {"type": "integer", "maxLength": 1}}},
+              "querystring": {"type": "object", "properties": {"n": {"type": "array", "items": {"type": "integer"}}}},
+              "headers": {"type": "object", "properties": {"x-n": {"type": "string", "maxLength": 1}}}}
+
+    def answer(request, reply):
+        return {"id": request.params["id"], "n": request.query["n"], "h": request.headers["x-n"]}
+
+    def replace(request, reply):
+        request.params = {"id": 12}
+        request.query = {"n": [3, "4"]}
+        request.headers = {"x-n": 5}
+
+    app = Framework()
+    app.get("/as-parsed/:id", {"schema": schema}, answer)
+    app.get("/changed/:id", {"schema": schema, hook: replace}, answer)
+    parsed, changed = entry_of(app, "GET", "/as-parsed/1"), entry_of(app, "GET", "/changed/1")
+    assert "(params, " in parsed and "(request.params, " not in parsed
+    assert "(request.params, " in changed and "(request.query, " in changed and "(request.headers, " in changed
+    assert app.inject(url="/as-parsed/7?n=1&n=2", headers={"x-n": "5"}).json() == {"id": 7, "n": [1, 2], "h": "5"}
+    assert app.inject(url="/changed/7", headers={"x-n": "x"}).json() == {"id": 12, "n": [3, 4], "h": "5"}
+
+
 def test_a_response_schema_is_inlined_only_where_a_route_has_one():
     app = plain_app()
     schema = {"response": {200: {"type": "object", "properties": {"ok": {"type": "boolean"}}}}}
