@@ -74,6 +74,16 @@ def _ref_of(node: JSONData) -> str | None:
 
 
 @dataclass(frozen=True)
+class _FastPath:
+    """An object schema's fast path: its properties in output order, the required names it
+    does not declare, and each declared property's shaper."""
+
+    order: list[str]
+    only_required: list[str]
+    shapers: dict[str, "Shaper"]
+
+
+@dataclass(frozen=True)
 class Shaper:
     """How one subschema shapes the value held in a local variable.
 
@@ -418,23 +428,7 @@ class SerializerGenerator:
         out = self.emitter
         with self.function(name, path):
             if order and not has_extras:
-                with out.line("if type(v) is dict:"):
-                    with out.line("try:"):
-                        for index, key in enumerate(order):
-                            out.line(f"p{index} = v[{self.expression(key)}]")
-                        for index, key in enumerate(only_required):
-                            out.line(f"r{index} = v[{self.expression(key)}]")
-                    with out.line("except KeyError:"):
-                        out.line("pass")
-                    with out.line("else:"):
-                        checks = [shapers[key].check(f"p{index}") for index, key in enumerate(order)]
-                        checks += [f"r{index} is not _U" for index in range(len(only_required))]
-                        values = ", ".join(f"{self.expression(key)}: p{index}" for index, key in enumerate(order))
-                        with out.line(f"if {' and '.join(checks)}:"):
-                            for index, key in enumerate(order):
-                                if not shapers[key].identity:  # shaped one by one: a failure names its key
-                                    self.located(f"p{index} = {shapers[key].expr(f'p{index}')}", self.expression(key))
-                            out.line(f"return {{{values}}}")
+                self.fast_path(_FastPath(order, only_required, shapers), "v", lambda value: out.line(f"return {value}"))
 
             with out.line("if v is None or v is _U:"):
                 out.line("return {}")
@@ -461,6 +455,47 @@ class SerializerGenerator:
             if has_extras:
                 self.extras(schema, base, path, properties, patterns, additional)
             out.line("return out")
+
+    def fast_path(self, fast: "_FastPath", var: str, answer: Callable[[str], None]) -> None:
+        """Write an object's fast path for the value in ``var``; ``answer(dict_literal)``
+        writes what it does with the shaped object."""
+        out = self.emitter
+        with out.line(f"if type({var}) is dict:"):
+            with out.line("try:"):
+                for index, key in enumerate(fast.order):
+                    out.line(f"p{index} = {var}[{self.expression(key)}]")
+                for index, key in enumerate(fast.only_required):
+                    out.line(f"r{index} = {var}[{self.expression(key)}]")
+            with out.line("except KeyError:"):
+                out.line("pass")
+            with out.line("else:"):
+                checks = [fast.shapers[key].check(f"p{index}") for index, key in enumerate(fast.order)]
+                checks += [f"r{index} is not _U" for index in range(len(fast.only_required))]
+                values = ", ".join(f"{self.expression(key)}: p{index}" for index, key in enumerate(fast.order))
+                with out.line(f"if {' and '.join(checks)}:"):
+                    for index, key in enumerate(fast.order):
+                        if not fast.shapers[key].identity:  # shaped one by one: a failure names its key
+                            self.located(f"p{index} = {fast.shapers[key].expr(f'p{index}')}", self.expression(key))
+                    answer(f"{{{values}}}")
+
+    def inline_fast_path(self, schema: Any, base: str, path: str) -> "_FastPath | None":
+        """The fast path of an array's items when they are objects whose fast path shapes no
+        member (each is already of its type): the array's loop runs it without a call per item."""
+        schema, base = self.normalize(schema, base)
+        if (self.types_of(schema, path) != ["object"] or schema.get("nullable") is True or "const" in schema
+                or (schema.get("if") is not None and schema.get("then") is not None)
+                or isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list)
+                or schema.get("patternProperties") or schema.get("additionalProperties") not in (None, False)):
+            return None
+        declared: JSONData = schema.get("properties")
+        properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
+        listed: Iterable[object] = schema.get("required") or ()
+        required = [key for key in dict.fromkeys(listed) if isinstance(key, str)]
+        order = sorted(properties, key=lambda key: key not in set(required))
+        shapers = {key: self.shaper(properties[key], base, f"{path}/properties/{key}") for key in order}
+        if not order or not all(shaper.identity for shaper in shapers.values()):
+            return None
+        return _FastPath(order, [key for key in required if key not in properties], shapers)
 
     def extras(self, schema: Schema, base: str, path: str, properties: dict[str, Any],
                patterns: dict[str, Any], additional: Any) -> None:
@@ -507,7 +542,20 @@ class SerializerGenerator:
                 self.tuple_body(schema, base, path, items)
             else:
                 item = self.shaper(items if items is not None else {}, base, f"{path}/items")
-                self.located_items(f"return [{item.expr('x')} for x in v]", item, 0, comment(f"{path}/items"))
+                fast = self.inline_fast_path(items, base, f"{path}/items") if isinstance(items, dict) else None
+                if fast is None:
+                    self.located_items(f"return [{item.expr('x')} for x in v]", item, 0, comment(f"{path}/items"))
+                    return
+                # Objects already in shape (a list of database rows) skip the call per item.
+                out.line("out = []")
+                out.line("append = out.append")
+                with out.line("try:", comment(f"{path}/items")):
+                    with out.line("for x in v:"):
+                        self.fast_path(fast, "x", lambda value: (out.line(f"append({value})"), out.line("continue")))
+                        out.line(f"append({item.expr('x')})")
+                with out.line("except _Error as e:"):
+                    out.line(f"raise _item_error(e, v, lambda x: {item.expr('x')}, 0)")
+                out.line("return out")
 
     def tuple_body(self, schema: Schema, base: str, path: str, items: list[Any]) -> None:
         """Tuple form. Extra items need ``additionalItems`` (true or a schema), as in fast-json-stringify."""

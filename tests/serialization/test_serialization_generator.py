@@ -260,6 +260,26 @@ def test_array_items():
     assert ser({"type": "array", "items": obj(a=I)}, [{"a": 1, "b": 2}, {"a": "2"}]) == '[{"a":1},{"a":2}]'
 
 
+def test_array_of_objects_in_shape_are_shaped_in_the_loop_and_the_others_by_the_object_function():
+    row = {"type": "object", "required": ["id"], "properties": {"id": I, "name": S}}
+    schema = {"type": "array", "items": row}
+    source = compile_source(schema)
+    assert "for x in v:" in source and "append({'id': p0, 'name': p1})" in source
+    rows = [{"id": 1, "name": "a", "secret": "s"},  # in shape: the loop's fast path (extras dropped)
+            {"id": "2", "name": "b"},  # a member to coerce
+            {"id": 3},  # a member missing
+            None,  # not an object: {}
+            {"name": "e"},  # "id" is required
+            ]
+    assert ser(schema, rows[:4]) == '[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3},{}]'
+    with pytest.raises(SerializationError, match="required") as info:
+        ser(schema, rows)
+    assert info.value.pointer == "/4"
+    nested = {"type": "array", "items": {"type": "object", "properties": {"o": obj(a=I)}}}
+    assert "for x in v:" not in compile_source(nested)  # a member to shape: a call per item
+    assert ser(nested, [{"o": {"a": "1"}}]) == '[{"o":{"a":1}}]'
+
+
 def test_array_rejects_strings_and_mappings():
     with pytest.raises(SerializationError, match="does not match schema definition"):
         ser({"type": "array", "items": I}, "123")
