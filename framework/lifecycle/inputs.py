@@ -26,8 +26,8 @@ from typing_extensions import TypeGuard
 from ..http.media_types import declared_essence, parse_media_type
 from ..errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
                      TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
-from ..schemas.keywords import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLES
-from ..schemas.store import RefIndex, base_inside, escape_token, is_array, is_object, normalize_input_schema
+from ..schemas.keywords import subschemas
+from ..schemas.store import RefIndex, base_inside, escape_token, is_object, normalize_input_schema
 from ..validation import Invalid
 
 if TYPE_CHECKING:
@@ -314,18 +314,7 @@ def _refs_below(node: Any, outer: str) -> list[tuple[str, str]] | None:
         if isinstance(ref, str):
             refs.append((ref, outer))
         base = base_inside(node, outer)
-        for key in SCHEMA_MAPS:
-            value = node.get(key)
-            if is_object(value):
-                stack.extend((sub, base) for sub in value.values())
-        for key in SCHEMA_LISTS:
-            value = node.get(key)
-            if is_array(value):
-                stack.extend((sub, base) for sub in value)
-        for key in SCHEMA_SINGLES:
-            value = node.get(key)
-            if is_object(value):
-                stack.append((value, base))
+        stack.extend((sub, base) for sub in subschemas(node))
     return refs
 
 

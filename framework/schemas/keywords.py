@@ -126,6 +126,42 @@ SCHEMA_SINGLES = _keywords(holds=("schema", "schema or array"))
 SCHEMA_LISTS = _keywords(holds=("schema array", "schema or array"))
 #: Keywords whose value maps names to subschemas (a token after them is a name, not a keyword).
 SCHEMA_MAPS = _keywords(holds=("schema map",))
+#: Where each keyword holding subschemas sorts among them: ``(group, index)`` in
+#: SCHEMA_MAPS (group 0), SCHEMA_LISTS (1) and SCHEMA_SINGLES (2) (``items``: in two).
+_SUBSCHEMA_RANKS: dict[str, list[tuple[int, int]]] = {}
+for _group, _keys in enumerate((SCHEMA_MAPS, SCHEMA_LISTS, SCHEMA_SINGLES)):
+    for _index, _key in enumerate(_keys):
+        _SUBSCHEMA_RANKS.setdefault(_key, []).append((_group, _index))
+
+
+def subschemas(node: dict[str, Any]) -> list[Any]:
+    """The subschemas directly below the schema object ``node`` (the values of its schema
+    maps, the items of its schema arrays, its single subschemas: only objects), in that
+    order and each group in the table's order, whatever order ``node``'s keys are in.
+    Reads ``node``'s own keys: most schema objects hold no subschema keyword at all."""
+    found: list[tuple[tuple[int, int], list[Any]]] = []
+    for key in node:
+        ranks = _SUBSCHEMA_RANKS.get(key)
+        if ranks is None:
+            continue
+        value = node[key]
+        for rank in ranks:
+            if rank[0] == 0:
+                if isinstance(value, dict):
+                    found.append((rank, [sub for sub in value.values() if isinstance(sub, dict)]))
+            elif rank[0] == 1:
+                if isinstance(value, list):
+                    found.append((rank, [sub for sub in value if isinstance(sub, dict)]))
+            elif isinstance(value, dict):
+                found.append((rank, [value]))
+    if not found:
+        return []
+    if len(found) == 1:
+        return found[0][1]
+    found.sort(key=lambda entry: entry[0])
+    return [sub for _, group in found for sub in group]
+
+
 #: Keywords whose value is data, never a schema (nothing inside it is a ``$ref``).
 DATA_KEYWORDS = _keywords(holds=("data",))
 #: Keywords that assert nothing.
