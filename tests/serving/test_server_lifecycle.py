@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -17,13 +18,16 @@ from framework import Framework
 from servers import APPS, free_port, held_requests, wait_for
 
 
-def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0, workers=0, **env):
+def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0, workers=0, started=0,
+               **env):
     """Start ``command``, send ``requests`` GET /id, then held ones (``held_requests``) until
     ``workers`` processes have answered (within a deadline), wait until ``readied`` processes
-    have written their ready marker, stop it with ``sig``; the answers and the output."""
+    have written their ready marker and the output shows ``started`` granian workers started,
+    stop it with ``sig``; the answers and the output."""
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(APPS)]),
                    LIFECYCLE_MARKERS=str(markers), **env)
-    process = subprocess.Popen(command, cwd=APPS, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    log = tempfile.TemporaryFile("w+")
+    process = subprocess.Popen(command, cwd=APPS, env=environ, stdout=log, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     try:
         wait_for(port, process)
@@ -37,22 +41,43 @@ def run_server(command, port, markers, sig=signal.SIGTERM, requests=1, readied=0
             answers += [(json.loads(body), headers["x-request-id"])
                         for _, headers, body in held_requests(port, "/id", workers)]
         assert wait_for_markers(markers, "ready", readied)
+        # A worker readies the app before granian counts it started; a stop signal in
+        # between leaves that worker running (granian 2.8), so wait for granian's word.
+        assert wait_for_output(log, "Started worker-", started), read(log)
     finally:
         process.send_signal(sig)  # to the server's main process only, as a process manager does
-        output = stopped_output(process)
+        output = stopped_output(process, log)
     assert process.returncode is not None
     return answers, output
 
 
-def stopped_output(process, timeout=60):
-    """The output of a server sent its stop signal, once it has exited. A loaded machine
-    may take a while to run the workers' close hooks: past ``timeout`` the server is
-    killed (its hooks then cannot run) and the output says so."""
+def read(log):
+    log.seek(0)
+    return log.read()
+
+
+def wait_for_output(log, text, count, timeout=30):
+    deadline = time.monotonic() + timeout
+    while read(log).count(text) < count:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def stopped_output(process, log, timeout=60):
+    """The output of a server sent its stop signal (written to ``log``), once it has exited.
+    A loaded machine may take a while to run the workers' close hooks: past ``timeout`` the
+    server is killed (its hooks then cannot run) and the output says so."""
     try:
-        return process.communicate(timeout=timeout)[0]
+        process.wait(timeout=timeout)
+        note = ""
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        return process.communicate()[0] + f"\n[test] the server had not stopped {timeout} s after its signal: killed"
+        process.wait()
+        note = f"\n[test] the server had not stopped {timeout} s after its signal: killed"
+    with log:
+        return read(log) + note
 
 
 def markers(directory):
@@ -177,7 +202,8 @@ def test_cli_run_readies_every_worker_at_boot_and_closes_them(tmp_path, server):
     port = free_port()
     command = [sys.executable, "-m", "framework", "run", "lifecycle_app:app", "--server", server,
                "--workers", "2", "--host", "127.0.0.1", "--port", str(port)]
-    answers, output = run_server(command, port, tmp_path, requests=1, readied=2)
+    answers, output = run_server(command, port, tmp_path, requests=1, readied=2,
+                                 started=2 if server == "granian" else 0)
     found = markers(tmp_path)
     assert len(found.get("ready", ())) == 2, output  # both workers, not only the one that answered
     assert found.get("close") == found["ready"], output
@@ -188,13 +214,14 @@ def test_shipped_gunicorn_config_readies_workers_before_their_first_request(tmp_
     command = gunicorn(port, "-w", "2", "-c", "python:framework.gunicorn_conf")
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SUPPORT_PATH), str(APPS)]),
                    LIFECYCLE_MARKERS=str(tmp_path))
-    process = subprocess.Popen(command, cwd=APPS, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    log = tempfile.TemporaryFile("w+")
+    process = subprocess.Popen(command, cwd=APPS, env=environ, stdout=log, stderr=subprocess.STDOUT,
                                text=True, start_new_session=True)
     try:
         assert wait_for_markers(tmp_path, "ready", 2)  # no request sent
     finally:
         process.send_signal(signal.SIGTERM)
-        output = stopped_output(process)
+        output = stopped_output(process, log)
     assert markers(tmp_path)["close"] == markers(tmp_path)["ready"], output
 
 
