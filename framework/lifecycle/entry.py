@@ -211,8 +211,8 @@ def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
             line("media_type = request.media_type")
             block = line("if media_type is None or media_type.is_json:", "# a body of another media type: its own parser's")
             block.__enter__()
-        with line("try:", f"# validate {part}"):
-            line(f"value = {validate}({data}, \"\", errors)")
+        with line("try:"):
+            line(f"value = {validate}({data}, \"\", errors)", f"# validate {part}")
         with line("except Invalid:"):
             line("pass", "# raised once an error is recorded")
         with line("if errors:"):

@@ -126,6 +126,16 @@ SCHEMA_SINGLES = _keywords(holds=("schema", "schema or array"))
 SCHEMA_LISTS = _keywords(holds=("schema array", "schema or array"))
 #: Keywords whose value maps names to subschemas (a token after them is a name, not a keyword).
 SCHEMA_MAPS = _keywords(holds=("schema map",))
+def is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether a JSON value (or a schema) is an object: for checkers, a ``dict[str, Any]``."""
+    return isinstance(value, dict)
+
+
+def is_array(value: object) -> TypeGuard[list[Any]]:
+    """Whether a JSON value is an array: for checkers, a ``list[Any]``."""
+    return isinstance(value, list)
+
+
 #: Where each keyword holding subschemas sorts among them: ``(group, index)`` in
 #: SCHEMA_MAPS (group 0), SCHEMA_LISTS (1) and SCHEMA_SINGLES (2) (``items``: in two).
 _SUBSCHEMA_RANKS: dict[str, list[tuple[int, int]]] = {}
@@ -144,15 +154,15 @@ def subschemas(node: dict[str, Any]) -> list[Any]:
         ranks = _SUBSCHEMA_RANKS.get(key)
         if ranks is None:
             continue
-        value = node[key]
+        value: object = node[key]
         for rank in ranks:
             if rank[0] == 0:
-                if isinstance(value, dict):
+                if is_object(value):
                     found.append((rank, [sub for sub in value.values() if isinstance(sub, dict)]))
             elif rank[0] == 1:
-                if isinstance(value, list):
+                if is_array(value):
                     found.append((rank, [sub for sub in value if isinstance(sub, dict)]))
-            elif isinstance(value, dict):
+            elif is_object(value):
                 found.append((rank, [value]))
     if not found:
         return []

@@ -456,7 +456,7 @@ class SerializerGenerator:
                 self.extras(schema, base, path, properties, patterns, additional)
             out.line("return out")
 
-    def fast_path(self, fast: "_FastPath", var: str, answer: Callable[[str], None]) -> None:
+    def fast_path(self, fast: "_FastPath", var: str, answer: Callable[[str], object]) -> None:
         """Write an object's fast path for the value in ``var``; ``answer(dict_literal)``
         writes what it does with the shaped object."""
         out = self.emitter

@@ -970,8 +970,9 @@ class ValidatorCodeGenerator:
         members = self._shape.values if self._shape is not None and "dependencies" not in self._definition else None
         # Past ``required`` (checked just before), its names are present when a missing one
         # stops validation.
-        required = self._definition.get("required") if self._fast_fail else None
-        present = frozenset(required) if isinstance(required, list) else frozenset()
+        required: JSONValue = self._definition.get("required") if self._fast_fail else None
+        present = frozenset(name for name in required if isinstance(name, str)) if isinstance(required, list) \
+            else frozenset[str]()
         for name, sub in properties.items():
             if sub is True or sub == {}:
                 continue
