@@ -211,3 +211,41 @@ def test_ready_pauses_the_cyclic_collector_while_routes_compile_and_leaves_it_as
         (gc.enable if was else gc.disable)()
     assert seen and not any(seen) and after is enabled  # (GET /x and its HEAD route)
     assert app.inject(url="/x?a=1").json() == {"ok": True}
+
+
+def in_generation(generation, target):
+    return any(candidate is target for candidate in gc.get_objects(generation=generation))
+
+
+def test_ready_leaves_what_it_compiled_in_the_collectors_oldest_generation_unwalked():
+    app = Framework()
+    app.get("/x", {"schema": {"querystring": {"a": {"type": "integer"}}}}, lambda request, reply: {"ok": True})
+    collected = []
+
+    def count(phase, info):
+        if phase == "stop":
+            collected.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        app.ready()
+    finally:
+        gc.callbacks.remove(count)
+    compiled = app._state.routes[0].compiled
+    assert not in_generation(0, compiled) and not in_generation(1, compiled) and in_generation(2, compiled)
+    assert 1 not in collected and 2 not in collected  # no pass over the older generations in ready()
+    assert app.inject(url="/x?a=1").json() == {"ok": True}
+
+
+def test_ready_thaws_nothing_the_application_froze():
+    app = Framework()
+    app.get("/x", lambda request, reply: {"ok": True})
+    kept = [{"frozen": True}]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        app.ready()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    assert app.inject(url="/x").json() == {"ok": True} and kept
