@@ -186,6 +186,7 @@ class Framework(Context):
         self._bad_url_route = CompiledRoute(Route("*", "/*", {"handler": _refuse_bad_url, "config": {}}, self),
                                             state, parse_body=False)
         if not state.lazy:
+            # The collector pauses while routes compile (see _promote_to_oldest_generation).
             collecting = gc.isenabled()
             gc.disable()
             try:

@@ -56,6 +56,7 @@ _COMMON: dict[str, Any] = {
     "Invalid": Invalid, "InvalidMediaTypeError": InvalidMediaTypeError,
     "parse_query_string": parse_query_string, "headers_from_environ": headers_from_environ,
     "new": object.__new__, "random": random, "dumps": _orjson_dumps, "encoding_default": encoding.default, "STATUS_LINES": STATUS_LINES,
+    "OK": STATUS_LINES[200],
 }
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"  # as Reply sets it
 #: Route methods whose requests are never HEAD requests (a HEAD route is a route of its own).
@@ -267,12 +268,13 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
                 _emit_start(writer, "found[1]")
         else:
             line("status = reply.status_code")
-            with line("if 200 <= status < 300 and status != 204:"):
+            # (200 first, and its status line a constant: the usual answer, 3% of S1.)
+            with line("if status == 200 or 200 < status < 300 and status != 204:"):
                 with line("try:"):
                     line("body = dumps(result, default=encoding_default)")
                 with line("except TypeError:"):
                     line("return reply.render(start_response, result)", "# the slower encoder, or the error")
-                _emit_start(writer, "STATUS_LINES[status]")
+                _emit_start(writer, "OK if status == 200 else STATUS_LINES[status]")
 
 
 def _success_serializers(serializers: "ResponseSerializers") -> dict[int, tuple[Callable[[Any], Any], str]]:

@@ -126,6 +126,8 @@ SCHEMA_SINGLES = _keywords(holds=("schema", "schema or array"))
 SCHEMA_LISTS = _keywords(holds=("schema array", "schema or array"))
 #: Keywords whose value maps names to subschemas (a token after them is a name, not a keyword).
 SCHEMA_MAPS = _keywords(holds=("schema map",))
+
+
 def is_object(value: object) -> TypeGuard[dict[str, Any]]:
     """Whether a JSON value (or a schema) is an object: for checkers, a ``dict[str, Any]``."""
     return isinstance(value, dict)
