@@ -19,7 +19,8 @@ Servers are grouped by worker count; every server of a group is started at
 once on its own free port, polled until it answers, checked for correct
 answers (status, ``Content-Type: application/json``, a Content-Length that
 matches the body, the JSON body), then loaded with wrk in interleaved rounds
-(each round runs every scenario on every server, in a shuffled order), and
+(each round runs every scenario on every server, in a shuffled order; with
+``taskset``, wrk runs on the first CPU and each one-worker server on the last), and
 stopped by PID (SIGTERM, then SIGKILL of its process group) in a ``finally`` -
 also on errors and Ctrl-C.  wrk reports through a Lua ``done`` hook: requests,
 duration, latency p50/p99 and non-2xx answers (wrk's ``errors.status``:
@@ -174,6 +175,17 @@ def server_missing(server):
     return None if found else f"{name} not installed: {INSTALL.get(name, 'pip install ' + name)}"
 
 
+def pinned(argv, cpu):
+    """``argv`` kept on CPU ``cpu`` by ``taskset`` (when it exists and the machine has two
+    CPUs or more). wrk runs on the first CPU and a one-worker server on the last: left to
+    the scheduler, the two sometimes shared a core, and one server's req/s moved by 2x
+    from round to round (23,000 then 48,000 on S2)."""
+    taskset = shutil.which("taskset")
+    if taskset is None or (os.cpu_count() or 1) < 2:
+        return argv
+    return [taskset, "-c", str(cpu), *argv]
+
+
 class Server:
     def __init__(self, contender, server, logdir, argv=None):
         self.contender = contender
@@ -181,6 +193,8 @@ class Server:
         self.port = free_port()
         self.argv = (argv(self.port) if argv is not None
                      else server_argv(server, contenders.module_path(contender), self.port))
+        if server.endswith("-1"):  # one worker: a core of its own, beside wrk's
+            self.argv = pinned(self.argv, (os.cpu_count() or 1) - 1)
         self.log_path = os.path.join(logdir, f"{contender}-{server}.log")
         self.proc = None
         self.bodies = {}  # scenario key -> body bytes of the correctness check
@@ -280,8 +294,8 @@ def http_check(server, scenario, bodies=None):
 
 
 def run_wrk(wrk, url, lua, duration, connections, threads=1):
-    argv = [wrk, f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "5s",
-            "-s", lua, url]
+    argv = pinned([wrk, f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "5s",
+                   "-s", lua, url], 0)
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=duration + 30)
     for line in proc.stdout.splitlines():
         if line.startswith("WRKJSON "):
