@@ -409,7 +409,9 @@ def _promote_to_oldest_generation() -> None:
     paused, it walked them all when it resumed (80 ms of a 0.34 s ``ready()``), then again
     in its next full collection. Moved to the oldest generation, they wait for that full
     collection (which also frees any garbage cycle among them, as it would have). Only when
-    nothing is frozen: ``gc.unfreeze()`` would thaw what the application froze."""
+    nothing is frozen: ``gc.unfreeze()`` would thaw what the application froze (and on
+    Python 3.12, which starts with objects of its own frozen, what the interpreter froze:
+    there the collector resumes as it did before)."""
     if gc.get_freeze_count() == 0:
         gc.freeze()
         gc.unfreeze()

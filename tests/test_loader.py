@@ -217,6 +217,8 @@ def in_generation(generation, target):
     return any(candidate is target for candidate in gc.get_objects(generation=generation))
 
 
+@pytest.mark.skipif(gc.get_freeze_count() != 0, reason="this Python starts with objects of its own frozen (3.12 "
+                    "does): ready() then leaves the collector's generations as they are (next test)")
 def test_ready_leaves_what_it_compiled_in_the_collectors_oldest_generation_unwalked():
     app = Framework()
     app.get("/x", {"schema": {"querystring": {"a": {"type": "integer"}}}}, lambda request, reply: {"ok": True})
