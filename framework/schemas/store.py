@@ -441,20 +441,15 @@ class RefIndex:
 _NOT_SHORTHAND = ("type", "properties", "$ref", "oneOf", "allOf", "anyOf", "$merge", "$patch")
 
 
-_ATOMS = frozenset((str, int, float, bool, type(None)))
-
-
-def _copied(value: Any) -> Any:
-    """A deep copy of a schema, 3-4x faster than ``copy.deepcopy`` on the dicts and lists
-    JSON gives (which is what 1,000 routes spend their start-up copying); anything else
-    inside goes through ``copy.deepcopy``."""
-    if is_object(value):
-        return {key: _copied(item) for key, item in value.items()}
-    if is_array(value):
-        return [_copied(item) for item in value]
-    if type(value) in _ATOMS:
-        return value
-    return copy.deepcopy(value)
+def json_copy(value: JSONValue) -> JSONValue:
+    """A deep copy of a JSON value's dicts and lists (anything else is shared: the engines
+    never change it), 3-4x faster than ``copy.deepcopy``. A schema's ``default`` is copied
+    with it per request; 1,000 routes' input schemas at start-up."""
+    if type(value) is dict:
+        return {key: json_copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [json_copy(item) for item in value]
+    return value
 
 
 def normalize_input_schema(schema: JSONValue, http_part: str) -> Any:
@@ -465,7 +460,7 @@ def normalize_input_schema(schema: JSONValue, http_part: str) -> Any:
     names and ``required`` entries lower-cased, since request header names are.
     """
     try:
-        schema = _copied(schema)
+        schema = json_copy(schema)
     except RecursionError:  # a dict inside itself: no JSON, but deepcopy keeps the loop
         schema = copy.deepcopy(schema)
     if isinstance(schema, dict) and not any(key in schema for key in _NOT_SHORTHAND):
