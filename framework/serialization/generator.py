@@ -73,6 +73,12 @@ def _ref_of(node: JSONData) -> str | None:
     return ref if isinstance(ref, str) else None
 
 
+def _extras_of(schema: Schema) -> tuple[dict[str, Any], Any]:
+    """An object schema's ``patternProperties`` (a dict, perhaps empty) and ``additionalProperties``."""
+    declared: JSONData = schema.get("patternProperties")
+    return (declared if isinstance(declared, dict) else {}), schema.get("additionalProperties")
+
+
 @dataclass(frozen=True)
 class _FastPath:
     """An object schema's fast path: its properties in output order, the required names it
@@ -405,30 +411,16 @@ class SerializerGenerator:
         dict literal with literal keys. Anything else takes the general path, which
         handles missing properties, defaults, ``UNDEFINED``, coercions and extras.
         """
-        declared: JSONData = schema.get("properties")
-        properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
-        listed: Iterable[object] = schema.get("required") or ()
-        required = [key for key in dict.fromkeys(listed) if isinstance(key, str)]
+        properties, required, fast = self.object_members(schema, base, path)
         required_set = set(required)
-        # fast-json-stringify v5: required properties first, each group in schema order.
-        order = sorted(properties, key=lambda key: key not in required_set)
-        declared = schema.get("patternProperties")
-        patterns: dict[str, Any] = declared if isinstance(declared, dict) else {}
-        additional = schema.get("additionalProperties")
+        order, only_required, shapers = fast.order, fast.only_required, fast.shapers
+        patterns, additional = _extras_of(schema)
         has_extras = bool(patterns) or (additional is not None and additional is not False)
-        only_required = [key for key in required if key not in properties]
-        for key in required:
-            if properties.get(key) is False:
-                raise SchemaCompileError(
-                    f"{path}/required: the required property {key!r} has the schema false "
-                    f"({path}/properties/{key}): no value can be serialized")
-
-        shapers = {key: self.shaper(properties[key], base, f"{path}/properties/{key}") for key in order}
 
         out = self.emitter
         with self.function(name, path):
             if order and not has_extras:
-                self.fast_path(_FastPath(order, only_required, shapers), "v", lambda value: out.line(f"return {value}"))
+                self.fast_path(fast, "v", lambda value: out.line(f"return {value}"))
 
             with out.line("if v is None or v is _U:"):
                 out.line("return {}")
@@ -478,24 +470,39 @@ class SerializerGenerator:
                             self.located(f"p{index} = {fast.shapers[key].expr(f'p{index}')}", self.expression(key))
                     answer(f"{{{values}}}")
 
-    def inline_fast_path(self, schema: Any, base: str, path: str) -> "_FastPath | None":
-        """The fast path of an array's items when they are objects whose fast path shapes no
-        member (each is already of its type): the array's loop runs it without a call per item."""
-        schema, base = self.normalize(schema, base)
-        if (self.types_of(schema, path) != ["object"] or schema.get("nullable") is True or "const" in schema
-                or (schema.get("if") is not None and schema.get("then") is not None)
-                or isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list)
-                or schema.get("patternProperties") or schema.get("additionalProperties") not in (None, False)):
-            return None
+    def object_members(self, schema: Schema, base: str, path: str) -> tuple[dict[str, Any], list[str], "_FastPath"]:
+        """An object schema's declared properties, its required names, and its fast path:
+        the properties in output order (fast-json-stringify v5: required ones first, each
+        group in schema order), the required names it does not declare, and each
+        property's shaper."""
         declared: JSONData = schema.get("properties")
         properties: dict[str, Any] = declared if isinstance(declared, dict) else {}
         listed: Iterable[object] = schema.get("required") or ()
         required = [key for key in dict.fromkeys(listed) if isinstance(key, str)]
-        order = sorted(properties, key=lambda key: key not in set(required))
+        for key in required:
+            if properties.get(key) is False:
+                raise SchemaCompileError(
+                    f"{path}/required: the required property {key!r} has the schema false "
+                    f"({path}/properties/{key}): no value can be serialized")
+        required_set = set(required)
+        order = sorted(properties, key=lambda key: key not in required_set)
         shapers = {key: self.shaper(properties[key], base, f"{path}/properties/{key}") for key in order}
-        if not order or not all(shaper.identity for shaper in shapers.values()):
+        return properties, required, _FastPath(order, [key for key in required if key not in properties], shapers)
+
+    def inline_fast_path(self, schema: Any, base: str, path: str) -> "_FastPath | None":
+        """The fast path of an array's items when they are objects whose fast path shapes no
+        member (each is already of its type): the array's loop runs it without a call per item."""
+        schema, base = self.normalize(schema, base)
+        patterns, additional = _extras_of(schema)
+        if (self.types_of(schema, path) != ["object"] or schema.get("nullable") is True or "const" in schema
+                or (schema.get("if") is not None and schema.get("then") is not None)
+                or isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list)
+                or patterns or (additional is not None and additional is not False)):
             return None
-        return _FastPath(order, [key for key in required if key not in properties], shapers)
+        fast = self.object_members(schema, base, path)[2]
+        if not fast.order or not all(shaper.identity for shaper in fast.shapers.values()):
+            return None
+        return fast
 
     def extras(self, schema: Schema, base: str, path: str, properties: dict[str, Any],
                patterns: dict[str, Any], additional: Any) -> None:
