@@ -99,3 +99,73 @@ def test_route_decorator_never_applied_fails_ready():
     app.get("/forgotten", {"schema": {}})
     with pytest.raises(Exception, match="Missing handler function"):
         app.ready()
+
+
+# A path ending in a plain parameter after static segments is found by its prefix
+# (Router.tails); it must give what the complete search gives, whatever else is declared.
+TAIL_ROUTE_SETS = [
+    ["/users/:id"],
+    ["/users/:id", "/users/me"],
+    ["/users/:id", "/users/me/:x"],  # a static sibling with no route of its own
+    ["/users/:id", "/users/a::b"],  # ... and one with a route (a literal colon keeps it in the tree)
+    ["/users/:id", "/users/:from-:to"],  # a pattern added after: the parameter goes second
+    ["/users/:from-:to", "/users/:id"],  # ... and before
+    ["/users/:id", "/users/:n(^\\d+$)"],
+    ["/users/:id", "/users/*"],
+    ["/:x", "/a/:y", "/a/b/:z"],
+    ["/a/:x/c", "/a/:x"],
+    ["/a::b/:x", "/a/:x"],  # a literal colon in the prefix
+    ["/a//:x"],
+    ["/:a/:b", "/users/:id"],
+]
+TAIL_PATHS = ["/users/42", "/users/me", "/users/me/1", "/users/1-2", "/users/x-y", "/users/", "/users",
+              "/users/" + "9" * 101, "/users/" + "9" * 100, "/a", "/a/", "/a/b", "/a/b/c", "/a/1/c",
+              "/a:b/1", "/users/a:b", "/a//1", "/a/b/", "/42", "/", "/users/42/", "/x/users/42"]
+
+
+@pytest.mark.parametrize("paths", TAIL_ROUTE_SETS, ids="+".join)
+def test_a_tail_route_is_found_as_the_complete_search_finds_it(paths):
+    router = Router()
+    for path in paths:
+        router.add("GET", path, path)
+    # (Where a pattern competes with the parameter there is no tail: the search decides.)
+    assert any(router.tails.values()) == ("-:" not in "".join(paths) and "(" not in "".join(paths))
+    for path in TAIL_PATHS:
+        static = router.static.get("GET", {}).get(path)
+        complete = (static, {}) if static is not None else router.find_segments("GET", path.split("/"))
+        assert router.find("GET", path) == complete, path
+
+
+def test_tails_follow_what_is_declared_after_them():
+    router = Router()
+    router.add("GET", "/users/:id", "id")
+    assert router.find("GET", "/users/1-2") == ("id", {"id": "1-2"})
+    router.add("GET", "/users/:from-:to", "range")  # a pattern is tried before the parameter
+    assert "/users/" not in router.tails.get("GET", {})
+    assert router.find("GET", "/users/1-2") == ("range", {"from": "1", "to": "2"})
+    router.add("GET", "/posts/:id", "post")
+    router.add("GET", "/posts/new/:draft", "draft")  # "new" leads there first...
+    assert router.find("GET", "/posts/new/1") == ("draft", {"draft": "1"})
+    assert router.find("GET", "/posts/new") == ("post", {"id": "new"})  # ... then back to the parameter
+    assert router.find("GET", "/posts/7") == ("post", {"id": "7"})
+
+
+def test_tails_are_not_used_where_request_paths_are_normalized():
+    router = Router(case_sensitive=False)
+    router.add("GET", "/Users/:id", "id")
+    assert router.tails == {}
+    assert router.find("GET", "/USERS/Ab") == ("id", {"id": "Ab"})
+
+
+def test_a_request_to_a_tail_route_is_answered_as_declared():
+    app = Framework(max_param_length=5)
+    app.get("/users/:id", echo)
+    app.get("/users/me/:tab", echo)
+    app.get("/users/:from-:to", echo)
+    app.get("/posts/:id", echo)
+    assert app.inject(url="/posts/12345").json() == {"params": {"id": "12345"}}
+    assert app.inject(url="/posts/123456").status_code == 404  # longer than max_param_length
+    assert app.inject(url="/posts/").status_code == 404
+    assert app.inject(url="/users/1-2").json() == {"params": {"from": "1", "to": "2"}}
+    assert app.inject(url="/users/me").json() == {"params": {"id": "me"}}  # /users/me/:tab needs more
+    assert app.inject(url="/users/me/x").json() == {"params": {"tab": "x"}}
