@@ -33,7 +33,8 @@ class BodyParsing:
         environ = request.environ
         content_type = environ.get("CONTENT_TYPE")
         length = environ.get("CONTENT_LENGTH")
-        chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
+        transfer_coding = environ.get("HTTP_TRANSFER_ENCODING")
+        chunked = transfer_coding is not None and "chunked" in transfer_coding.lower()
         if self.optional:
             if not content_type or not (chunked or length):
                 return
