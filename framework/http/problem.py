@@ -7,8 +7,7 @@ serializes it like any payload) whose members come in the RFC's order: ``type``,
 from __future__ import annotations
 
 from typing import Any, Mapping
-from urllib.parse import quote
-
+from .paths import quote_path
 from .status import STATUS_CODES
 
 #: The media type of a problem document. ``charset=utf-8`` as on every JSON answer of the
@@ -16,8 +15,6 @@ from .status import STATUS_CODES
 PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
 #: RFC 9457 4.2.1: no semantics beyond the status code's (``code`` says which error).
 ABOUT_BLANK = "about:blank"
-#: What may stay unescaped in a path (RFC 3986 ``pchar`` and ``/``).
-PATH_SAFE = "/:@!$&'()*+,;=-._~"
 
 
 class Problem(dict[str, Any]):
@@ -66,5 +63,4 @@ def problem_instance(environ: Mapping[str, Any]) -> str:
     """The ``instance`` of a request: its path as the client asked it (``SCRIPT_NAME`` and
     ``PATH_INFO``, percent-encoded again), without the query string, which may carry secrets."""
     path = f"{environ.get('SCRIPT_NAME') or ''}{environ.get('PATH_INFO') or '/'}"
-    # PEP 3333: the environ's paths are the request's bytes read as latin-1.
-    return quote(path, safe=PATH_SAFE, encoding="latin-1", errors="replace")
+    return quote_path(path, encoding="latin-1")  # PEP 3333: the request's bytes read as latin-1

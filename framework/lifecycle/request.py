@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, overload
-from urllib.parse import quote
 
 from typing_extensions import TypeVar
 
 from ..http.media_types import parse_query_string
-from ..http.problem import PATH_SAFE
+from ..http.paths import quote_path
 from ..http.proxy import direct_forwarded
 from .request_log import RequestLogger
 
@@ -195,7 +194,7 @@ class Request(Generic[BodyT, QueryT, ParamsT, HeadersT]):
         if raw:
             return raw
         query_string = self.environ.get("QUERY_STRING")
-        path = quote(self.path, safe=PATH_SAFE)
+        path = quote_path(self.path)
         return f"{path}?{query_string}" if query_string else path
 
     @lazy
