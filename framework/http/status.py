@@ -29,6 +29,8 @@ STATUS_CODES: dict[int, str] = {
 
 #: The WSGI status line of each status (``"413 Payload Too Large"``).
 STATUS_LINES: dict[int, str] = {status: f"{status} {text}" for status, text in STATUS_CODES.items()}
+#: The 2xx statuses of the table whose answer has content (all but 204 No Content).
+SUCCESS_WITH_CONTENT = frozenset(status for status in STATUS_LINES if 200 <= status < 300 and status != 204)
 
 
 def status_line(status: int) -> str:

@@ -35,7 +35,7 @@ from orjson import dumps as _orjson_dumps
 
 from ..errors import InvalidMediaTypeError
 from ..http import encoding
-from ..http.status import STATUS_LINES
+from ..http.status import STATUS_LINES, SUCCESS_WITH_CONTENT
 from ..http.media_types import parse_query_string
 from ..schemas.codegen import CodeCache, Constants, Emitter, comment, load
 from ..validation import Invalid
@@ -56,7 +56,7 @@ _COMMON: dict[str, Any] = {
     "Invalid": Invalid, "InvalidMediaTypeError": InvalidMediaTypeError,
     "parse_query_string": parse_query_string, "headers_from_environ": headers_from_environ,
     "new": object.__new__, "random": random, "dumps": _orjson_dumps, "encoding_default": encoding.default, "STATUS_LINES": STATUS_LINES,
-    "OK": STATUS_LINES[200],
+    "SUCCESS_WITH_CONTENT": SUCCESS_WITH_CONTENT, "OK": STATUS_LINES[200],
 }
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"  # as Reply sets it
 #: Route methods whose requests are never HEAD requests (a HEAD route is a route of its own).
@@ -227,8 +227,8 @@ def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
 
 
 def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
-    """The common answer inlined: a dict or list the handler returned, not sent, with a 2xx
-    status (not 204), as JSON (plain, or by the response schema of an exact status), when
+    """The common answer inlined: a dict or list the handler returned, not sent, with a
+    status of ``SUCCESS_WITH_CONTENT`` (2xx but 204, with a status line of its own), as JSON (plain, or by the response schema of an exact status), when
     the handler set no ``reply.serializer``, no hook shapes or follows the reply, the route
     answers only JSON (no content negotiation) and the request cannot be a HEAD request.
     Anything else, and any failure to encode, goes to ``Reply.render`` (which reads the
@@ -269,7 +269,7 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
         else:
             line("status = reply.status_code")
             # (200 first, and its status line a constant: the usual answer, 3% of S1.)
-            with line("if status == 200 or 200 < status < 300 and status != 204:"):
+            with line("if status == 200 or status in SUCCESS_WITH_CONTENT:"):
                 with line("try:"):
                     line("body = dumps(result, default=encoding_default)")
                 with line("except TypeError:"):
@@ -278,18 +278,17 @@ def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
 
 
 def _success_serializers(serializers: "ResponseSerializers") -> dict[int, tuple[Callable[[Any], Any], str]]:
-    """``{status: (serializer, status line)}`` for the 2xx statuses (not 204) whose response
-    schema does not depend on the content type, chosen as ``ResponseSerializers.find`` does."""
+    """``{status: (serializer, status line)}`` for the ``SUCCESS_WITH_CONTENT`` statuses whose
+    response schema does not depend on the content type, chosen as ``ResponseSerializers.find`` does."""
     found: dict[int, tuple[Callable[[Any], Any], str]] = {}
-    for status, status_line in STATUS_LINES.items():
-        if 200 <= status < 300 and status != 204:
-            entry = serializers.exact.get(status)
+    for status in SUCCESS_WITH_CONTENT:
+        entry = serializers.exact.get(status)
+        if entry is None:
+            entry = serializers.by_class.get(2)
             if entry is None:
-                entry = serializers.by_class.get(2)
-                if entry is None:
-                    entry = serializers.default
-            if entry is not None and not isinstance(entry, dict):
-                found[status] = (entry, status_line)
+                entry = serializers.default
+        if entry is not None and not isinstance(entry, dict):
+            found[status] = (entry, STATUS_LINES[status])
     return found
 
 

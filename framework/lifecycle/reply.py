@@ -21,7 +21,7 @@ from typing_extensions import Self
 from ..http import encoding
 from . import streaming
 from ..errors import BadStatusCodeError, ReplySerializationError, SerializationError
-from ..http.status import STATUS_LINES, status_line
+from ..http.status import STATUS_LINES, SUCCESS_WITH_CONTENT, status_line
 from ..http.headers import check_header, header_value, location
 from ..http.problem import PROBLEM_CONTENT_TYPE, Problem, problem_instance
 from .hooks import PLAIN_RESULTS, settle
@@ -333,7 +333,7 @@ class Reply:
             kind = type(result)
             if (kind is dict or kind is list) and self._route.plain_json and self._serializer is None:
                 status = self.status_code
-                if 200 <= status < 300 and status != 204 and self.request.environ["REQUEST_METHOD"] != "HEAD":
+                if status in SUCCESS_WITH_CONTENT and self.request.environ["REQUEST_METHOD"] != "HEAD":
                     # The common answer, with nothing around it to run: JSON, straight out.
                     try:
                         body = _orjson_dumps(result, default=encoding.default)

@@ -234,6 +234,19 @@ def test_a_status_class_response_schema_is_inlined_too():
     assert response.headers["content-type"] == "application/json; charset=utf-8"
 
 
+@pytest.mark.parametrize("schema", [None, {"response": {"2xx": {"type": "object", "properties": {"a": {"type": "integer"}}}}}],
+                         ids=["plain", "schema"])
+@pytest.mark.parametrize("method", ["GET", "SEARCH"])  # (a SEARCH route answers through Reply.render)
+@pytest.mark.parametrize("status", [200, 203, 250, 299])
+def test_a_2xx_status_outside_nodes_table_is_answered_too(schema, method, status):
+    # 250 and 299 have no status line of their own: the reply writes "299 Unknown".
+    app = Framework()
+    app.route(method, "/odd", lambda request, reply: reply.code(status) and {"a": 1}, schema=schema or {})
+    response = app.inject(method, "/odd")
+    assert (response.status_code, response.json()) == (status, {"a": 1})
+    assert response.headers["content-type"] == "application/json; charset=utf-8"
+
+
 def test_the_inlined_request_and_reply_are_built_as_their_constructors_build_them():
     # The entry inlines Request.__init__ and Reply.__init__ (a call less each): an attribute
     # one of them gains must be set by the entry too.
