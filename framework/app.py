@@ -264,17 +264,7 @@ class Framework(Context):
             if static is not None:
                 return (static.compiled or self._compiled(static)).entry(environ, start_response, {})
             if path.isascii():  # dispatch_beyond_static()'s common case, inlined too (a call less)
-                router = state.router
-                # ... and find_parametric()'s first step: a path ending in a parameter.
-                cut = path.rfind("/") + 1
-                tail = router.tails.get(method, _NO_ROUTES).get(path[:cut])
-                if tail is not None:
-                    value = path[cut:]
-                    if 0 < len(value) <= router.max_param_length and value not in tail.siblings:
-                        route = tail.value
-                        return (route.compiled or self._compiled(route)).entry(environ, start_response,
-                                                                                {tail.name: value})
-                matched = router.find_parametric(method, path)
+                matched = state.router.find_parametric(method, path)
                 if matched is None:
                     return self._answer_unrouted(environ, start_response, path, {})
                 return (matched[0].compiled or self._compiled(matched[0])).entry(environ, start_response, matched[1])

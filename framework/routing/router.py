@@ -1,8 +1,6 @@
 """The router: a dict per method for static paths, then a segment tree for the rest.
 
 Static routes are found with one dict look-up and never pay for parametric matching.
-A route of static segments then one plain parameter (``/users/:id``) is found by one
-look-up of the path up to its last slash (:class:`Tail`), when the tree would give it.
 Parametric paths live in a tree per method, walked segment by segment; at each level a
 static child wins over a *pattern* segment, which wins over a plain parameter, which wins
 over the trailing ``*`` wildcard (find-my-way's order).
@@ -50,9 +48,6 @@ _NAME = re.compile(r"\w+\Z")
 _NAME_CHARACTER = re.compile(r"\w")
 #: An optional parameter: ``/:name?`` ending the path, before an optional trailing slash.
 _OPTIONAL = re.compile(r"/:(\w+)\?(/?)\Z")
-
-
-_NO_TAILS: dict[str, Any] = {}
 
 
 def is_static(path: str) -> bool:
@@ -244,19 +239,6 @@ class _Node(Generic[T]):
         self.wildcard_names: tuple[str, ...] = ()
 
 
-class Tail(Generic[T]):
-    """A route whose path is static segments then one plain parameter (``/users/:id``),
-    found by its static prefix (``/users/``) in :attr:`Router.tails`."""
-
-    __slots__ = ("siblings", "name", "value")
-
-    def __init__(self, siblings: dict[str, _Node[T]], name: str, value: T) -> None:
-        #: The static children beside the parameter: a segment among them is not the parameter's.
-        self.siblings = siblings
-        self.name = name
-        self.value = value
-
-
 class Router(Generic[T]):
     """Maps ``(method, path)`` to a value (a route) and its parameters."""
 
@@ -280,10 +262,6 @@ class Router(Generic[T]):
         self._paths: dict[str, list[str]] = {}
         #: Per method, each path by its shape (parameter names left out), with its value.
         self._shapes: dict[str, dict[str, tuple[str, T]]] = {}
-        #: Per method, the routes ending in a plain parameter after static segments, by the
-        #: path up to that parameter (``/users/``): such a path is matched by one look-up,
-        #: with the answer the descent would give. Empty when request paths are normalized.
-        self.tails: dict[str, dict[str, Tail[T]]] = {}
 
     # Paths.
     def normalize(self, path: str) -> str:
@@ -339,8 +317,6 @@ class Router(Generic[T]):
         node = tree
         names: list[str] = []
         segments = split_path(path)[1:]
-        prefix: str | None = "/"  # the request text up to node, while every segment is static
-        tail: tuple[_Node[T], str] | None = None  # (node before the parameter, prefix) of a tail route
         for index, segment in enumerate(segments):
             if segment == "*" and index == len(segments) - 1:
                 node.wildcard = value
@@ -348,7 +324,6 @@ class Router(Generic[T]):
                 break
             if ":" not in segment:
                 node = node.static.setdefault(segment, _Node())
-                prefix = None if prefix is None else f"{prefix}{segment}/"
                 continue
             parts = parse_segment(segment)
             if len(parts) == 1 and parts[0][0] == "param" and parts[0][2] is None:
@@ -357,15 +332,10 @@ class Router(Generic[T]):
                     node.param = _Node()
                     if not node.patterns:
                         node.fast = node.param
-                if prefix is not None and index == len(segments) - 1:
-                    tail = node, prefix
-                prefix = None
                 node = node.param
                 continue
             if all(kind == "static" for kind, _, _ in parts):  # "::" only: a literal colon
-                key = parts[0][1] if self.case_sensitive else parts[0][1].lower()
-                node = node.static.setdefault(key, _Node())
-                prefix = None if prefix is None else f"{prefix}{key}/"
+                node = node.static.setdefault(parts[0][1] if self.case_sensitive else parts[0][1].lower(), _Node())
                 continue
             pattern = _Pattern(parts, self.case_sensitive)
             names.extend(pattern.names)
@@ -378,15 +348,10 @@ class Router(Generic[T]):
                 child = _Node()
                 node.patterns.append((pattern, child))
                 node.fast = None  # a pattern is tried before the plain parameter
-                if prefix is not None:  # ... so the descent no longer takes a tail here
-                    self.tails.get(method, {}).pop(prefix, None)
                 node = child
-            prefix = None
         else:
             node.value = value
             node.param_names = tuple(names)
-            if tail is not None and tail[0].fast is node and not self._normalizing:
-                self.tails.setdefault(method, {})[tail[1]] = Tail(tail[0].static, names[0], value)
         self._trees[method] = tree
         shapes[shape] = (path, value)
         self._paths.setdefault(method, []).append(path)
@@ -414,13 +379,6 @@ class Router(Generic[T]):
         """:meth:`find` for a path already known not to be a static route as given."""
         if self._normalizing:
             return self._find_normalized(method, path)
-        # (Framework.__call__ inlines this first step: S2 6%.)
-        cut = path.rfind("/") + 1
-        tail = self.tails.get(method, _NO_TAILS).get(path[:cut])
-        if tail is not None:
-            value = path[cut:]
-            if 0 < len(value) <= self.max_param_length and value not in tail.siblings:
-                return tail.value, {tail.name: value}
         node = self._trees.get(method)
         if node is None:
             return None
