@@ -99,3 +99,49 @@ def test_route_decorator_never_applied_fails_ready():
     app.get("/forgotten", {"schema": {}})
     with pytest.raises(Exception, match="Missing handler function"):
         app.ready()
+
+
+# The descent (static child first, then the plain parameter) is a shortcut of the complete
+# search: whatever else is declared, both must give the same answer.
+DESCENT_ROUTE_SETS = [
+    ["/users/:id"],
+    ["/users/:id", "/users/me"],
+    ["/users/:id", "/users/me/:x"],  # a static sibling with no route of its own
+    ["/users/:id", "/users/a::b"],  # ... and one with a route (a literal colon keeps it in the tree)
+    ["/users/:id", "/users/:from-:to"],  # a pattern added after the parameter...
+    ["/users/:from-:to", "/users/:id"],  # ... and before
+    ["/users/:id", "/users/:n(^\\d+$)"],
+    ["/users/:id", "/users/*"],
+    ["/:x", "/a/:y", "/a/b/:z"],
+    ["/a/:x/c", "/a/:x"],
+    ["/a::b/:x", "/a/:x"],
+    ["/a//:x"],
+    ["/:a/:b", "/users/:id"],
+]
+DESCENT_PATHS = ["/users/42", "/users/me", "/users/me/1", "/users/1-2", "/users/x-y", "/users/", "/users",
+                 "/users/" + "9" * 101, "/users/" + "9" * 100, "/a", "/a/", "/a/b", "/a/b/c", "/a/1/c",
+                 "/a:b/1", "/users/a:b", "/a//1", "/a/b/", "/42", "/", "/users/42/", "/x/users/42"]
+
+
+@pytest.mark.parametrize("paths", DESCENT_ROUTE_SETS, ids="+".join)
+def test_the_descent_finds_what_the_complete_search_finds(paths):
+    router = Router()
+    for path in paths:
+        router.add("GET", path, path)
+    for path in DESCENT_PATHS:
+        static = router.static.get("GET", {}).get(path)
+        complete = (static, {}) if static is not None else router.find_segments("GET", path.split("/"))
+        assert router.find("GET", path) == complete, path
+
+
+def test_a_static_segment_that_leads_nowhere_gives_way_to_the_parameter():
+    app = Framework(max_param_length=5)
+    app.get("/users/:id", echo)
+    app.get("/users/me/:tab", echo)
+    app.get("/users/:from-:to", echo)
+    assert app.inject(url="/users/12345").json() == {"params": {"id": "12345"}}
+    assert app.inject(url="/users/123456").status_code == 404  # longer than max_param_length
+    assert app.inject(url="/users/").status_code == 404
+    assert app.inject(url="/users/1-2").json() == {"params": {"from": "1", "to": "2"}}
+    assert app.inject(url="/users/me").json() == {"params": {"id": "me"}}  # /users/me/:tab needs more
+    assert app.inject(url="/users/me/x").json() == {"params": {"tab": "x"}}
