@@ -90,6 +90,11 @@ __all__ = ["compile_serializer", "compile_source", "SerializationError", "Serial
 Serializer = Callable[[Any], bytes]
 
 _cache: dict[str, Serializer] = {}
+#: The (cache key, strict mode, extra keywords) whose build-time checks passed: the checks
+#: read nothing else, so a route reusing a compiled schema does not repeat them (1,000
+#: routes answering one shared schema checked it 1,000 times). Not for strict "log",
+#: whose warnings each compile shows.
+_checked: set[tuple[str, bool, tuple[str, ...]]] = set()
 _lock = threading.Lock()
 _CODE_CACHE = CodeCache("serializer")
 
@@ -161,7 +166,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
     index = RefIndex(schema, shared).preload()
     key = _cache_key(schema, index)
     serializer = _cache.get(key)
-    if serializer is not None and not strict:
+    checked = None if strict == "log" else (key, bool(strict), tuple(sorted(keywords)))
+    if serializer is not None and (not strict or checked in _checked):
         return serializer
     compile_validator, meta_validate = _plain_validators()
     # No source kept: regenerated when a traceback or generated_source(serializer) asks.
@@ -186,6 +192,8 @@ def compile_serializer(schema: Any, shared: Mapping[str, Any] | None = None, *, 
     if strict:
         check_strict(schema, keywords, SerializerGenerator.FORMATS, document, strict)
     check_shared(shared, index.reached, strict, keywords, SerializerGenerator.FORMATS, meta_validate)
+    if checked is not None:
+        _checked.add(checked)
     if serializer is not None:
         return serializer
     with _lock:

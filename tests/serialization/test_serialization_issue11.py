@@ -178,3 +178,28 @@ def test_strict_checks_through_compile_serializer():
         compile_serializer({"type": "string", "format": "emial"}, strict=True)
     compile_serializer({"type": "string", "x": 1, "format": "emial"})  # the default stays Fastify's
     compile_serializer({"type": "string", "errorMessage": "m"}, strict=True, keywords=frozenset({"errorMessage"}))
+
+
+def test_a_schema_checked_once_is_checked_again_under_other_settings(caplog):
+    # Checks that passed are not repeated for the same schema and settings; other settings
+    # (fewer known keywords, strict "log") check it again.
+    from framework.errors import SchemaCompileError
+    from framework.serialization import compile_serializer
+    schema = {"type": "object", "properties": {"a": {"type": "string", "label": "A"}}}
+    compile_serializer(schema, strict=True, keywords=("label",))
+    compile_serializer(schema, strict=True, keywords=("label",))
+    with pytest.raises(SchemaCompileError, match='unknown keyword "label"'):
+        compile_serializer(schema, strict=True)
+    with caplog.at_level("WARNING", logger="framework.validation"):
+        compile_serializer(schema, strict="log")
+        compile_serializer(schema, strict="log")
+    assert [record.getMessage().count("label") for record in caplog.records] == [1, 1]
+
+
+def test_routes_sharing_a_schema_each_refuse_it_in_strict_mode():
+    app = Framework()
+    schema = {"response": {200: {"type": "object", "requried": ["a"]}}}
+    app.get("/a", {"schema": schema}, lambda request, reply: {})
+    app.get("/b", {"schema": schema}, lambda request, reply: {})
+    with pytest.raises(Exception, match="requried"):
+        app.ready()
