@@ -89,6 +89,14 @@ def test_wrk_lua_body_is_escaped():
     assert _lua_string(b'{"a": "q\\"x"}\n') == '"{\\034a\\034: \\034q\\092\\034x\\034}\\010"'
 
 
+def test_the_s2_floor_answers_as_ours_does_and_is_timed():
+    from benchmarks import floor
+
+    result = floor.measure(rounds=2, calls=50)  # each callable's S2 answer is checked first
+    assert set(result["us"]) == {"ours", "floor", "twin"}
+    assert all(us > 0 for us in result["us"].values()) and result["twin_over"]["twin"] == 1.0
+
+
 def test_every_feature_checked_and_costed(smoke):
     """The feature-cost table: every optional feature answers S1 with its effect, and is timed."""
     _, results = smoke
