@@ -7,6 +7,7 @@ serializes it like any payload) whose members come in the RFC's order: ``type``,
 from __future__ import annotations
 
 from typing import Any, Mapping
+
 from .paths import quote_path
 from .status import STATUS_CODES
 

@@ -228,11 +228,11 @@ def _emit_validation(writer: _Writer, validation: InputValidation) -> None:
 
 def _emit_json_answer(writer: _Writer, route: EntryRoute) -> None:
     """The common answer inlined: a dict or list the handler returned, not sent, with a
-    status of ``SUCCESS_WITH_CONTENT`` (2xx but 204, with a status line of its own), as JSON (plain, or by the response schema of an exact status), when
-    the handler set no ``reply.serializer``, no hook shapes or follows the reply, the route
-    answers only JSON (no content negotiation) and the request cannot be a HEAD request.
-    Anything else, and any failure to encode, goes to ``Reply.render`` (which reads the
-    same reply state)."""
+    status of ``SUCCESS_WITH_CONTENT`` (2xx but 204, with a status line of its own), as
+    JSON (plain, or by the response schema of an exact status), when the handler set no
+    ``reply.serializer``, no hook shapes or follows the reply, the route answers only JSON
+    (no content negotiation) and the request cannot be a HEAD request. Anything else, and
+    any failure to encode, goes to ``Reply.render`` (which reads the same reply state)."""
     if (route.method not in _NEVER_HEAD or route.pre_serialization or route.on_send or route.on_response
             or route.negotiation is not None):  # (Reply.render chooses the media type from Accept)
         return
