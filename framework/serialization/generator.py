@@ -73,10 +73,13 @@ def _ref_of(node: JSONData) -> str | None:
     return ref if isinstance(ref, str) else None
 
 
-def _extras_of(schema: Schema) -> tuple[dict[str, Any], Any]:
-    """An object schema's ``patternProperties`` (a dict, perhaps empty) and ``additionalProperties``."""
+def _extras_of(schema: Schema) -> tuple[dict[str, Any], Any, bool]:
+    """An object schema's ``patternProperties`` (a dict, perhaps empty), its
+    ``additionalProperties``, and whether either lets members beyond the declared ones out."""
     declared: JSONData = schema.get("patternProperties")
-    return (declared if isinstance(declared, dict) else {}), schema.get("additionalProperties")
+    patterns: dict[str, Any] = declared if isinstance(declared, dict) else {}
+    additional = schema.get("additionalProperties")
+    return patterns, additional, bool(patterns) or (additional is not None and additional is not False)
 
 
 @dataclass(frozen=True)
@@ -414,8 +417,7 @@ class SerializerGenerator:
         properties, required, fast = self.object_members(schema, base, path)
         required_set = set(required)
         order, only_required, shapers = fast.order, fast.only_required, fast.shapers
-        patterns, additional = _extras_of(schema)
-        has_extras = bool(patterns) or (additional is not None and additional is not False)
+        patterns, additional, has_extras = _extras_of(schema)
 
         out = self.emitter
         with self.function(name, path):
@@ -493,11 +495,11 @@ class SerializerGenerator:
         """The fast path of an array's items when they are objects whose fast path shapes no
         member (each is already of its type): the array's loop runs it without a call per item."""
         schema, base = self.normalize(schema, base)
-        patterns, additional = _extras_of(schema)
+        has_extras = _extras_of(schema)[2]
         if (self.types_of(schema, path) != ["object"] or schema.get("nullable") is True or "const" in schema
                 or (schema.get("if") is not None and schema.get("then") is not None)
                 or isinstance(schema.get("anyOf"), list) or isinstance(schema.get("oneOf"), list)
-                or patterns or (additional is not None and additional is not False)):
+                or has_extras):
             return None
         fast = self.object_members(schema, base, path)[2]
         if not fast.order or not all(shaper.identity for shaper in fast.shapers.values()):

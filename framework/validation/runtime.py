@@ -373,4 +373,3 @@ def multiple_of(value: Any, divisor: Any) -> bool:
     except (InvalidOperation, ArithmeticError, ValueError, OverflowError):
         return False
     return quotient.denominator == 1
-
