@@ -61,7 +61,8 @@ def parse_args(argv=None):
     p.add_argument("--scenarios", type=_csv, default=list(SCENARIOS),
                    help="comma list of S1..S4 for the in-process and HTTP runners")
     p.add_argument("--contenders", type=_csv, default=list(contenders.ORDER),
-                   help="comma list of " + ",".join(contenders.ORDER))
+                   help="comma list of " + ",".join(contenders.KNOWN) + " (default: all but "
+                        + ",".join(contenders.NAMED_ONLY) + ")")
     g = p.add_argument_group("in-process")
     g.add_argument("--rounds", type=int, default=None, help="interleaved rounds (default 11)")
     g.add_argument("--batch-seconds", type=float, default=0.15,
@@ -98,7 +99,7 @@ def parse_args(argv=None):
         if s not in SCENARIOS:
             p.error(f"unknown scenario {s!r}")
     for c in args.contenders:
-        if c not in contenders.ORDER:
+        if c not in contenders.KNOWN:
             p.error(f"unknown contender {c!r}")
     if args.rounds is None:
         args.rounds = 3 if smoke else 11

@@ -48,7 +48,7 @@ import urllib.request
 
 from benchmarks import contenders, scenarios
 
-WSGI = ("ours", "ours_logged", "ours_typed", "ours_dataclass", "handwritten", "falcon", "flask", "bottle")
+WSGI = ("ours", "ours_logged", "ours_typed", "ours_dataclass", "handwritten", "floor", "falcon", "flask", "bottle")
 ASGI = ("fastapi", "litestar")
 
 # name -> (kind, workers)

@@ -156,6 +156,7 @@ def http_report(res):
                            "median of per-round req/s ratios"))
         parts.append(fastify_report(res, keys))
         parts.append(survey_report(res, keys))
+        parts.append(floor_report(res, keys))
     return "\n\n".join(p for p in parts if p)
 
 
@@ -225,6 +226,25 @@ def survey_report(res, keys):
     if absent:
         out += "\nnot run: " + "; ".join(absent)
     return out.strip()
+
+
+def floor_report(res, keys):
+    """S2's floor (``benchmarks/contenders/floor.py``) beside the twin and ours, per server it ran on."""
+    rows = []
+    for label in res["rows"]:
+        if not label.startswith("floor @ ") or "S2" not in keys:
+            continue
+        server = label.split(" @ ", 1)[1]
+        ours, twin = f"ours @ {server}", f"handwritten @ {server}"
+        rows.append((server, rate(_rps(res, label, "S2")), rate(_rps(res, twin, "S2")),
+                     rate(_rps(res, ours, "S2")), fx(_ratio(res, label, twin, "S2")),
+                     fx(_ratio(res, ours, label, "S2")), fx(_ratio(res, ours, twin, "S2"))))
+    if not rows:
+        return ""
+    return table(("server", "floor req/s", "twin req/s", "ours req/s", "floor/twin", "ours/floor",
+                  "ours/twin"), rows,
+                 "S2's floor: the API written out by hand (benchmarks/contenders/floor.py); "
+                 "ratios are medians of per-round ratios")
 
 
 # -------------------------------------------------------------------- startup

@@ -15,6 +15,9 @@ import importlib.util
 
 # Order matters only for display: ours first, then the floor, then the peers.
 ORDER = ("ours", "ours_logged", "ours_typed", "ours_dataclass", "handwritten", "falcon", "flask", "bottle", "fastapi", "litestar")
+#: Run only when named (``--contenders``): S2's floor measures the API, not a framework.
+NAMED_ONLY = ("floor",)
+KNOWN = ORDER + NAMED_ONLY
 
 _MODULES = {
     "ours": "benchmarks.contenders.ours",
@@ -22,6 +25,7 @@ _MODULES = {
     "ours_typed": "benchmarks.contenders.ours_typed",
     "ours_dataclass": "benchmarks.contenders.ours_dataclass",
     "handwritten": "benchmarks.contenders.handwritten",
+    "floor": "benchmarks.contenders.floor",
     "falcon": "benchmarks.contenders.falcon_app",
     "flask": "benchmarks.contenders.flask_app",
     "bottle": "benchmarks.contenders.bottle_app",
