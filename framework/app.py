@@ -264,7 +264,8 @@ class Framework(Context):
             if static is not None:
                 return (static.compiled or self._compiled(static)).entry(environ, start_response, {})
             if path.isascii():  # dispatch_beyond_static()'s common case, inlined too (a call less)
-                matched = state.router.find_parametric(method, path)
+                find = state.router.finders.get(method)
+                matched = find(path) if find is not None else state.router.find_parametric(method, path)
                 if matched is None:
                     return self._answer_unrouted(environ, start_response, path, {})
                 return (matched[0].compiled or self._compiled(matched[0])).entry(environ, start_response, matched[1])

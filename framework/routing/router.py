@@ -1,9 +1,10 @@
 """The router: a dict per method for static paths, then a segment tree for the rest.
 
 Static routes are found with one dict look-up and never pay for parametric matching.
-Parametric paths live in a tree per method, walked segment by segment; at each level a
-static child wins over a *pattern* segment, which wins over a plain parameter, which wins
-over the trailing ``*`` wildcard (find-my-way's order).
+Parametric paths live in a tree per method, walked segment by segment (the walk written
+out as one function per method: ``framework.routing.compiled``); at each level a static
+child wins over a *pattern* segment, which wins over a plain parameter, which wins over the
+trailing ``*`` wildcard (find-my-way's order).
 
 A segment is one of:
 
@@ -34,9 +35,10 @@ parameter value does not match: a 404).
 from __future__ import annotations
 
 import re
-from typing import Any, Generic, Iterator, TypeVar
+from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from ..errors import DuplicatedRouteError, RouteParameterConflictError, RouteParameterNameError
+from .compiled import compile_tree
 
 T = TypeVar("T")
 
@@ -262,6 +264,10 @@ class Router(Generic[T]):
         self._paths: dict[str, list[str]] = {}
         #: Per method, each path by its shape (parameter names left out), with its value.
         self._shapes: dict[str, dict[str, tuple[str, T]]] = {}
+        #: ``finders[method](path)`` is :meth:`find_parametric` for a method with a tree, when
+        #: no option rewrites request paths: made by the method's first look-up (written out
+        #: by ``framework.routing.compiled``), dropped by the next route added.
+        self.finders: dict[str, Callable[[str], tuple[T, dict[str, str]] | None]] = {}
 
     # Paths.
     def normalize(self, path: str) -> str:
@@ -304,6 +310,7 @@ class Router(Generic[T]):
         path = self.normalize(path)
         if path in self._paths.get(method, ()):
             raise DuplicatedRouteError(method, path)
+        self.finders.pop(method, None)
         shapes = self._shapes.setdefault(method, {})
         shape = self.shape(path)
         if shape in shapes:
@@ -377,13 +384,37 @@ class Router(Generic[T]):
 
     def find_parametric(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
         """:meth:`find` for a path already known not to be a static route as given."""
+        finder = self.finders.get(method)
+        if finder is not None:
+            return finder(path)
         if self._normalizing:
             return self._find_normalized(method, path)
-        node = self._trees.get(method)
-        if node is None:
+        if method not in self._trees:  # (request data: no finder is kept for it)
             return None
+        return self._finder(method)(path)
+
+    def _finder(self, method: str) -> Callable[[str], tuple[T, dict[str, str]] | None]:
+        """The descent of ``method``'s tree: written out by ``compile_tree``, or the loop
+        (:meth:`_descend`) for a tree too large for that."""
+        tree = self._trees[method]
+
+        def search(path: str) -> tuple[T, dict[str, str]] | None:
+            segments = path.split("/")
+            return self._match(tree, segments, segments, 1, [])
+
+        def descend(path: str) -> tuple[T, dict[str, str]] | None:
+            return self._descend(tree, path)
+
+        compiled = compile_tree(tree, self.max_param_length, search)
+        finder = compiled[0] if compiled is not None else descend
+        # Two threads may both get here: each makes the same finder, either one stays.
+        self.finders[method] = finder
+        return finder
+
+    def _descend(self, tree: _Node[T], path: str) -> tuple[T, dict[str, str]] | None:
         # Greedy descent (static child first, then the parameter) finds almost every
         # route; only a dead end, or a level with pattern segments, pays for the search.
+        node = tree
         values: list[str] = []
         longest = self.max_param_length
         for segment in path[1:].split("/"):
@@ -395,13 +426,13 @@ class Router(Generic[T]):
                 node = node.fast
             else:
                 segments = path.split("/")
-                return self._match(self._trees[method], segments, segments, 1, [])
+                return self._match(tree, segments, segments, 1, [])
         if node.value is not None:
             if len(values) == 1:  # the common case, built without zip() (a third of the cost)
                 return node.value, {node.param_names[0]: values[0]}
             return node.value, dict(zip(node.param_names, values))
         segments = path.split("/")
-        return self._match(self._trees[method], segments, segments, 1, [])
+        return self._match(tree, segments, segments, 1, [])
 
     def _find_normalized(self, method: str, path: str) -> tuple[T, dict[str, str]] | None:
         path = self._request_path(path)
