@@ -119,7 +119,7 @@ def http_checks():
     from benchmarks import http
 
     assert set(SURVEYED) == set(http.SURVEY_SERVERS)
-    return http.run(names=http.SURVEY, server_names=SURVEYED + ("node-1",), check_only=True,
+    return http.run(names=http.SURVEY + ("floor",), server_names=SURVEYED + ("node-1",), check_only=True,
                     install_fastify=False, log=lambda message: None)
 
 
@@ -129,6 +129,14 @@ def test_survey_server_serves_ours_and_the_twin_correctly(http_checks, server):
     if all(v.startswith("not installed") for v in verdicts.values()):
         pytest.skip(verdicts["ours"])
     assert verdicts == {"ours": "ok", "handwritten": "ok"}, verdicts
+
+
+@pytest.mark.parametrize("server", ["gunicorn-sync-1", "granian-1"])
+def test_the_s2_floor_is_served_over_http_and_answers_every_check(http_checks, server):
+    verdict = http_checks["status"][f"floor @ {server}"]
+    if verdict.startswith("not installed"):
+        pytest.skip(verdict)
+    assert verdict == "ok", verdict
 
 
 def test_fastify_serves_the_scenarios_with_the_bodies_ours_sends(http_checks):
@@ -199,3 +207,23 @@ def test_http_report_shows_fastify_and_the_survey():
     # ours/twin per round 0.5, 0.5, 1.0 -> 0.50x
     assert survey.split()[1:] == ["S1", "100", "200", "0.50x", "2.00x", "3.00x"]
     assert "not run: bjoern-1: not installed: bjoern not installed: pip install bjoern" in text
+
+
+def test_http_report_shows_the_s2_floor_beside_the_twin_and_ours():
+    from benchmarks import report
+
+    def runs(*rates):
+        return [{"rps": r, "p50_us": 1000, "p99_us": 2000, "non2xx": 0, "connect": 0,
+                 "read": 0, "write": 0, "timeout": 0} for r in rates]
+
+    res = {"skipped": None, "duration": 2, "rounds": 3, "connections": 32, "bodies_unlike_fastify": {},
+           "status": {"ours @ granian-1": "ok", "handwritten @ granian-1": "ok", "floor @ granian-1": "ok"},
+           "rows": {"ours @ granian-1": {"S2": runs(80, 90, 60)},
+                    "handwritten @ granian-1": {"S2": runs(100, 100, 100)},
+                    "floor @ granian-1": {"S2": runs(90, 95, 80)}}}
+    text = report.http_report(res)
+    assert "S2's floor" in text
+    line = text.splitlines()[text.splitlines().index(next(
+        line for line in text.splitlines() if line.startswith("server     floor req/s"))) + 2]
+    # floor/twin per round 0.9, 0.95, 0.8 -> 0.90x; ours/floor 0.889, 0.947, 0.75 -> 0.89x; ours/twin 0.80x
+    assert line.split() == ["granian-1", "90", "100", "80", "0.90x", "0.89x", "0.80x"]

@@ -13,7 +13,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 
-# Order matters only for display: ours first, then the floor, then the peers.
+# Order matters only for display: ours first, then the twin, then the peers.
 ORDER = ("ours", "ours_logged", "ours_typed", "ours_dataclass", "handwritten", "falcon", "flask", "bottle", "fastapi", "litestar")
 #: Run only when named (``--contenders``): S2's floor measures the API, not a framework.
 NAMED_ONLY = ("floor",)

@@ -1,4 +1,4 @@
-"""The floor: a hand-written WSGI callable, as fast as honest Python gets.
+"""The twin: a hand-written WSGI callable, as fast as honest Python gets.
 
 No framework: a dict lookup on the path, a hand-rolled query-string split,
 fastjsonschema compiled once for S3 and the fastest JSON codec installed
