@@ -18,9 +18,12 @@ def descent_source(router, method="GET"):
     return found[1]
 
 
+@pytest.mark.parametrize("siblings", [0, compiled.MAX_COMPARED + 1], ids=["compared", "in a dict"])
 @pytest.mark.parametrize("text", HOSTILE)
-def test_route_text_reaches_the_written_out_descent_as_literals_only(text):
+def test_route_text_reaches_the_written_out_descent_as_literals_only(text, siblings):
     router = Router()
+    for number in range(siblings):
+        router.add("GET", f"/sibling{number}/:id", number)
     router.add("GET", f"/{text}/:id", "segment")
     router.add("GET", "/names/:" + "a" * 3, "name")
     assert router.find("GET", f"/{text}/7") == ("segment", {"id": "7"})
@@ -47,22 +50,45 @@ def test_a_method_without_routes_keeps_no_descent():
     assert set(router.finders) == {"GET"}
 
 
-@pytest.mark.parametrize("routes, written_out", [
-    ([f"/s{number}/:x" for number in range(compiled.MAX_STATIC_CHILDREN)], True),
-    ([f"/s{number}/:x" for number in range(compiled.MAX_STATIC_CHILDREN + 1)], False),  # too wide
+def written_out(router, method="GET"):
+    return compiled.compile_tree(router._trees[method], router.max_param_length, lambda path: None) is not None
+
+
+@pytest.mark.parametrize("routes, expected", [
     (["/" + "/".join(f"d{level}" for level in range(compiled.MAX_DEPTH - 2)) + "/:x"], True),
     (["/" + "/".join(f"d{level}" for level in range(compiled.MAX_DEPTH)) + "/:x"], False),  # too deep
-    ([f"/a/b{number}/c{number}/:x" for number in range(5)], True),
-    ([f"/a{outer}/b{inner}/:x" for outer in range(8) for inner in range(8)], False),  # too many nodes
+    ([f"/a{outer}/b{inner}/:x" for outer in range(20) for inner in range(20)], True),  # 821 nodes
+    ([f"/a{outer}/b{inner}/:x" for outer in range(20) for inner in range(30)], False),  # 1,221 nodes
 ])
-def test_a_tree_past_the_limits_keeps_the_loop_and_finds_the_same(routes, written_out):
+def test_a_tree_past_the_limits_keeps_the_loop_and_finds_the_same(routes, expected):
     router = Router()
     for number, route in enumerate(routes):
         router.add("GET", route, number)
-    assert (compiled.compile_tree(router._trees["GET"], 100, lambda path: None) is not None) == written_out
+    assert written_out(router) == expected
     for number, route in enumerate(routes):
         assert router.find("GET", route.replace(":x", "v")) == (number, {"x": "v"})
         assert router.find("GET", route.replace(":x", "v/w")) is None
+
+
+@pytest.mark.parametrize("wide", [compiled.MAX_COMPARED, compiled.MAX_COMPARED + 1])
+def test_a_wide_node_looks_its_children_up_in_a_dict(wide):
+    router = Router()
+    for number in range(wide - 1):  # the top level's static children: these and "p"
+        router.add("GET", f"/s{number}/:x", number)
+        router.add("GET", f"/s{number}/:x/t{number}/:y", -number)
+    for number in range(wide):  # static children below a parameter
+        router.add("GET", f"/p/:x/w{number}/:y", f"w{number}")
+    source = descent_source(router)
+    assert (".get(segment0)" in source) == (".get(segment2)" in source) == (wide > compiled.MAX_COMPARED)
+    for number in range(wide - 1):
+        assert router.find("GET", f"/s{number}/v") == (number, {"x": "v"})
+        assert router.find("GET", f"/s{number}/v/t{number}/w") == (-number, {"x": "v", "y": "w"})
+        assert router.find("GET", f"/s{number}/v/t{number + 1}/w") is None
+    for number in range(wide):
+        assert router.find("GET", f"/p/v/w{number}/z") == (f"w{number}", {"x": "v", "y": "z"})
+        assert router.find("GET", f"/p/v/w{number}") is None
+    assert router.find("GET", f"/s{wide}/v") is None
+    assert router.find("GET", f"/p/v/w{wide}/z") is None
 
 
 def test_an_app_answers_through_the_written_out_descent():

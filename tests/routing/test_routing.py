@@ -123,15 +123,20 @@ DESCENT_PATHS = ["/users/42", "/users/me", "/users/me/1", "/users/1-2", "/users/
                  "/a:b/1", "/users/a:b", "/a//1", "/a/b/", "/42", "/", "/users/42/", "/x/users/42"]
 
 
-# Nine more static siblings at the top make a tree too wide to write out: the loop descends it.
-WIDE = [f"/wide{number}/:x" for number in range(9)]
+# Routes added to each set so that the descent is written out with the top level's static
+# children looked up in a dict ("wide"), or is too deep to write out and stays a loop.
+DESCENT_PADDING = {
+    "written out": [],
+    "wide": [f"/wide{number}/:x" for number in range(9)],
+    "loop": ["/" + "/".join(f"deep{level}" for level in range(30)) + "/:x"],
+}
 
 
-@pytest.mark.parametrize("descent", ["written out", "loop"])
+@pytest.mark.parametrize("descent", DESCENT_PADDING)
 @pytest.mark.parametrize("paths", DESCENT_ROUTE_SETS, ids="+".join)
 def test_the_descent_finds_what_the_complete_search_finds(paths, descent):
     router = Router()
-    for path in paths + (WIDE if descent == "loop" else []):
+    for path in paths + DESCENT_PADDING[descent]:
         router.add("GET", path, path)
     for path in DESCENT_PATHS:
         static = router.static.get("GET", {}).get(path)
