@@ -26,7 +26,7 @@ from typing_extensions import TypeGuard
 from ..http.media_types import declared_essence, parse_media_type
 from ..errors import (InputBuildError, InvalidMediaTypeError, SchemaValidationBuildError, SchemaValidationFailure,
                      TypeSchemaError, UnresolvableRefError, ValidationError, format_errors, nesting_records)
-from ..schemas.keywords import subschemas
+from ..schemas.keywords import is_array, subschemas
 from ..schemas.store import RefIndex, base_inside, escape_token, is_object, normalize_input_schema
 from ..validation import Invalid
 
@@ -268,8 +268,10 @@ def recurses_with_data(schema: Any, shared: dict[str, Any]) -> bool:
     through shared schemas too), or ``uniqueItems`` (items compared in depth). A
     reference that does not resolve counts (an engine of the application's own may
     still take it)."""
+    if not _mentions_ref_or_unique(schema):  # most schemas: a plain scan, half the walk's cost
+        return False
     top = _refs_below(schema, "")
-    if top is not None and not top:  # no $ref to follow (most schemas): no index to build
+    if top is not None and not top:  # no $ref to follow: no index to build
         return False
     try:
         index = RefIndex(schema, shared)
@@ -296,6 +298,21 @@ def recurses_with_data(schema: Any, shared: dict[str, Any]) -> bool:
         return False
 
     return enters_cycle(schema, "")
+
+
+def _mentions_ref_or_unique(schema: Any) -> bool:
+    """Whether an object anywhere in ``schema`` (a subschema or not: an ``enum`` member too)
+    has a ``$ref`` or ``uniqueItems`` member. When none has, no subschema has."""
+    stack: list[Any] = [schema]
+    while stack:
+        value = stack.pop()
+        if is_object(value):
+            if "$ref" in value or "uniqueItems" in value:
+                return True
+            stack.extend(value.values())
+        elif is_array(value):
+            stack.extend(value)
+    return False
 
 
 def _refs_below(node: Any, outer: str) -> list[tuple[str, str]] | None:

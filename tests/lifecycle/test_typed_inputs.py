@@ -126,6 +126,36 @@ def test_deep_items_compared_by_unique_items_are_refused_too() -> None:
     assert post(app, "/unique", b"[[1], [2]]").json() == {"ok": True}
 
 
+class SchemaDict(dict):  # type: ignore[type-arg]  # a schema may be a dict subclass
+    pass
+
+
+NODE_DEFINITIONS = RECURSIVE_SCHEMA["definitions"]
+
+
+@pytest.mark.parametrize("schema, fine", [
+    ({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "array", "uniqueItems": True}}}},
+     b'{"a": [[1], [2]]}'),
+    ({"definitions": NODE_DEFINITIONS, "type": "object",
+      "properties": {"a": {"type": "array", "items": {"allOf": [{"$ref": "#/definitions/node"}]}}}},
+     b'{"a": [{"child": null}]}'),
+    ({"type": "object", "properties": {"a": SchemaDict({"type": "array", "items": {"uniqueItems": True}})}},
+     b'{"a": [[1], [2]]}'),
+], ids=["unique items below", "a $ref cycle below", "in a dict subclass"])
+def test_recursion_deep_inside_a_body_schema_is_found(schema: dict[str, Any], fine: bytes) -> None:
+    app = Framework()
+
+    @app.post("/inside", schema={"body": schema})
+    def inside(request: Any, reply: Any) -> Any:
+        return {"ok": True}
+
+    deep = nested(200).decode()
+    refused = post(app, "/inside", f'{{"a": [[{deep}], [{deep}]]}}'.encode()
+                   if b"[[" in fine else f'{{"a": [{deep}, {deep}]}}'.encode())
+    assert (refused.status_code, refused.json()) == (400, too_deep(128))
+    assert post(app, "/inside", fine).json() == {"ok": True}
+
+
 class Loose(TypedDict):
     data: Any
     count: int
