@@ -68,17 +68,17 @@ def create_app():
             encoded = "%" in query_string or "+" in query_string
             for pair in query_string.split("&"):
                 if pair:
-                    key, _, value = pair.partition("=")
+                    key, _, item = pair.partition("=")
                     if encoded:
                         key = unquote_plus(key)
-                        value = unquote_plus(value)
+                        item = unquote_plus(item)
                     existing = query.get(key)
                     if existing is None:
-                        query[key] = value
+                        query[key] = item
                     elif type(existing) is list:
-                        existing.append(value)
+                        existing.append(item)
                     else:
-                        query[key] = [existing, value]
+                        query[key] = [existing, item]
         fields = query.get("fields")
         if fields is not None and type(fields) is not list:
             query["fields"] = [fields]
