@@ -223,7 +223,8 @@ def test_http_report_shows_the_s2_floor_beside_the_twin_and_ours():
                     "floor @ granian-1": {"S2": runs(90, 95, 80)}}}
     text = report.http_report(res)
     assert "S2's floor" in text
-    line = text.splitlines()[text.splitlines().index(next(
-        line for line in text.splitlines() if line.startswith("server     floor req/s"))) + 2]
+    lines = text.splitlines()
+    header = next(number for number, line in enumerate(lines) if line.startswith("server     floor req/s"))
+    line = lines[header + 2]  # (below the header's rule)
     # floor/twin per round 0.9, 0.95, 0.8 -> 0.90x; ours/floor 0.889, 0.947, 0.75 -> 0.89x; ours/twin 0.80x
     assert line.split() == ["granian-1", "90", "100", "80", "0.90x", "0.89x", "0.80x"]

@@ -2,8 +2,8 @@
 
 Static routes are found with one dict look-up and never pay for parametric matching.
 Parametric paths live in a tree per method, walked segment by segment (the walk written
-out as one function per method: ``framework.routing.compiled``); at each level a static
-child wins over a *pattern* segment, which wins over a plain parameter, which wins over the
+out as code for each method: ``framework.routing.compiled``); at each level a static child
+wins over a *pattern* segment, which wins over a plain parameter, which wins over the
 trailing ``*`` wildcard (find-my-way's order).
 
 A segment is one of:
